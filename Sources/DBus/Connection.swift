@@ -1,0 +1,253 @@
+import Synchronization
+
+/// A connection to a D-Bus message bus.
+///
+/// Every method may be called from any thread or task. The connection runs
+/// one private thread that owns the libdbus connection (see `EventLoop`);
+/// calls, signals and exported objects all go through it.
+///
+/// ```swift
+/// let bus = try await Connection.connect(to: .system)
+/// let reply = try await bus.call(
+///     destination: "org.bluez", path: "/org/bluez/hci0",
+///     interface: "org.freedesktop.DBus.Properties", method: "Get",
+///     arguments: [.string("org.bluez.Adapter1"), .string("Powered")])
+/// ```
+public final class Connection: Sendable {
+    /// The connection's unique name on the bus (`:1.42`).
+    public let uniqueName: BusName
+    public let address: BusAddress
+    /// The objects this connection exports.
+    public let objects: ObjectServer
+
+    let loop: EventLoop
+    let router: SignalRouter
+    private let callSlots: AsyncSemaphore
+    private let nextCallID = Atomic<UInt64>(1)
+
+    /// The default time to wait for a reply, as libdbus's default.
+    public static let defaultTimeout: Duration = .seconds(25)
+
+    /// Connects to a bus and registers on it.
+    ///
+    /// - Parameter maxPendingCalls: how many calls may wait for replies at
+    ///   once; further calls wait for a free slot. The system bus refuses more
+    ///   than 128 pending replies per connection, so the default stays below.
+    public static func connect(to address: BusAddress, maxPendingCalls: Int = 100) async throws -> Connection {
+        let loop = try EventLoop()
+        let router = SignalRouter()
+        let objects = ObjectServer(loop: loop)
+        loop.onMessage = { message in
+            switch message.kind {
+            case .signal:
+                router.route(message)
+                return false
+            case .methodCall:
+                objects.handle(message)
+                return true
+            case .methodReturn, .error:
+                return false
+            }
+        }
+        loop.onClose = {
+            router.finishAll(DBusError(.disconnected, "the connection to the bus was closed"))
+        }
+        let name = try await loop.start(address: address)
+        return Connection(
+            uniqueName: name, address: address, loop: loop, router: router, objects: objects,
+            maxPendingCalls: maxPendingCalls)
+    }
+
+    private init(
+        uniqueName: BusName, address: BusAddress, loop: EventLoop, router: SignalRouter, objects: ObjectServer,
+        maxPendingCalls: Int
+    ) {
+        self.uniqueName = uniqueName
+        self.address = address
+        self.loop = loop
+        self.router = router
+        self.objects = objects
+        self.callSlots = AsyncSemaphore(slots: max(1, maxPendingCalls))
+    }
+
+    deinit {
+        loop.shutdown()
+    }
+
+    /// Closes the connection: calls still waiting fail with `Disconnected`,
+    /// signal streams end, the loop thread is joined. Idempotent.
+    public func close() {
+        loop.shutdown()
+    }
+
+    /// Whether the connection is open (not closed, and the bus did not drop it).
+    public var isConnected: Bool { !loop.isClosed }
+
+    /// Messages sent and received so far, for tests and benchmarks.
+    public var statistics: Statistics {
+        Statistics(
+            messagesSent: loop.counters.sent.load(ordering: .relaxed),
+            messagesReceived: loop.counters.received.load(ordering: .relaxed))
+    }
+
+    public struct Statistics: Sendable, Hashable {
+        public var messagesSent: Int
+        public var messagesReceived: Int
+    }
+
+    // MARK: Calls
+
+    /// Sends a method call and waits for its reply.
+    ///
+    /// Throws `DBusError` for an error reply (its name and message kept), for
+    /// `NoReply` after `timeout`, and for `Disconnected`; throws
+    /// `CancellationError` when the task is cancelled.
+    public func call(_ message: Message, timeout: Duration = Connection.defaultTimeout) async throws -> Message {
+        precondition(message.kind == .methodCall, "call(_:) sends method calls")
+        try await callSlots.acquire()
+        defer { callSlots.release() }
+        let id = nextCallID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let cancellation = CallCancellation()
+        let milliseconds = EventLoop.milliseconds(timeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
+                let queued = loop.enqueue(
+                    .send(
+                        message, reply: { continuation.resume(with: $0) }, id: id,
+                        timeoutMilliseconds: milliseconds, cancellation: cancellation))
+                if !queued {
+                    continuation.resume(throwing: DBusError(.disconnected, "the connection to the bus is closed"))
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            loop.enqueue(.cancel(id: id))
+        }
+    }
+
+    /// Calls a method and returns the reply's arguments.
+    public func call(
+        destination: BusName, path: ObjectPath, interface: InterfaceName, method: MemberName,
+        arguments: [Value] = [], timeout: Duration = Connection.defaultTimeout
+    ) async throws -> [Value] {
+        let message = Message.methodCall(
+            destination: destination, path: path, interface: interface, member: method, body: arguments)
+        return try await call(message, timeout: timeout).body
+    }
+
+    /// Sends a message without waiting for anything: a signal, or a method
+    /// call whose `noReplyExpected` is set. Throws `Disconnected` if the
+    /// connection is closed; encoding errors are detected on the loop thread
+    /// and the message is then dropped.
+    public func send(_ message: Message) throws(DBusError) {
+        for value in message.body { try value.validate() }
+        guard loop.enqueue(.send(message, reply: nil, id: 0, timeoutMilliseconds: 0, cancellation: nil)) else {
+            throw DBusError(.disconnected, "the connection to the bus is closed")
+        }
+    }
+
+    /// Emits a signal from `path`.
+    public func emitSignal(
+        path: ObjectPath, interface: InterfaceName, member: MemberName, arguments: [Value] = [],
+        destination: BusName? = nil
+    ) throws(DBusError) {
+        try send(
+            .signal(path: path, interface: interface, member: member, body: arguments, destination: destination))
+    }
+
+    // MARK: Signals
+
+    /// Subscribes to the messages matching `rule`.
+    ///
+    /// The rule is in effect on the bus when this returns, so a caller can
+    /// subscribe first and then read state without missing a change. The
+    /// stream buffers up to `bufferSize` messages; a consumer that falls
+    /// further behind gets a `LimitsExceeded` error and must subscribe again
+    /// (and re-read state). Ending the iteration removes the rule.
+    public func signals(matching rule: MatchRule, bufferSize: Int = 4096) async throws
+        -> AsyncThrowingStream<Message, any Error>
+    {
+        let (stream, sink) = AsyncThrowingStream.makeStream(
+            of: Message.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
+        let id = router.add(rule, sink: sink, bufferSize: bufferSize)
+        let matchAdded = Atomic(false)
+        sink.onTermination = { [weak self] _ in
+            guard let self, self.router.remove(id), matchAdded.load(ordering: .acquiring) else { return }
+            try? self.send(Self.busCall("RemoveMatch", [.string(rule.description)], noReply: true))
+        }
+        do {
+            if let sender = rule.sender, !sender.isUnique { try await trackOwner(of: sender) }
+            _ = try await call(Self.busCall("AddMatch", [.string(rule.description)]))
+            matchAdded.store(true, ordering: .releasing)
+        } catch {
+            router.remove(id)
+            sink.finish(throwing: error)
+            throw error
+        }
+        return stream
+    }
+
+    /// Follows the owner of a well-known name so that rules naming it match
+    /// only its owner's messages (as the bus does).
+    private func trackOwner(of name: BusName) async throws {
+        guard router.beginTracking(name) else { return }
+        let rule = MatchRule(
+            sender: .bus, interface: .bus, member: "NameOwnerChanged", path: "/org/freedesktop/DBus",
+            arguments: [0: name.rawValue])
+        _ = try await call(Self.busCall("AddMatch", [.string(rule.description)]))
+        do {
+            let reply = try await call(Self.busCall("GetNameOwner", [.string(name.rawValue)]))
+            if let owner = reply.body.first?.string { router.recordLookup(name, owner: .unique(BusName(unchecked: owner))) }
+        } catch let error as DBusError where error.name == .nameHasNoOwner {
+            router.recordLookup(name, owner: .none)
+        }
+    }
+
+    static func busCall(_ method: MemberName, _ arguments: [Value], noReply: Bool = false) -> Message {
+        var message = Message.methodCall(
+            destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, member: method, body: arguments)
+        message.noReplyExpected = noReply
+        return message
+    }
+
+    // MARK: Names
+
+    public struct RequestNameFlags: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let allowReplacement = RequestNameFlags(rawValue: 1)
+        public static let replaceExisting = RequestNameFlags(rawValue: 2)
+        public static let doNotQueue = RequestNameFlags(rawValue: 4)
+    }
+
+    public enum RequestNameReply: UInt32, Sendable {
+        case primaryOwner = 1, inQueue = 2, exists = 3, alreadyOwner = 4
+    }
+
+    /// Asks the bus for a well-known name.
+    @discardableResult
+    public func requestName(_ name: BusName, flags: RequestNameFlags = [.doNotQueue]) async throws
+        -> RequestNameReply
+    {
+        let reply = try await call(Self.busCall("RequestName", [.string(name.rawValue), .uint32(flags.rawValue)]))
+        guard let code = reply.body.first?.uint32, let result = RequestNameReply(rawValue: code) else {
+            throw DBusError(.failed, "unexpected RequestName reply \(reply.signature)")
+        }
+        return result
+    }
+
+    /// Gives a well-known name back to the bus.
+    public func releaseName(_ name: BusName) async throws {
+        _ = try await call(Self.busCall("ReleaseName", [.string(name.rawValue)]))
+    }
+
+    /// The unique name owning `name`, or nil if it has no owner.
+    public func nameOwner(_ name: BusName) async throws -> BusName? {
+        do {
+            let reply = try await call(Self.busCall("GetNameOwner", [.string(name.rawValue)]))
+            return reply.body.first?.string.flatMap(BusName.init(rawValue:))
+        } catch let error as DBusError where error.name == .nameHasNoOwner {
+            return nil
+        }
+    }
+}
