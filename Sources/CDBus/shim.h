@@ -8,6 +8,8 @@
 
 #include <dbus/dbus.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -46,6 +48,21 @@ static inline int cdbus_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONB
 
 /// Names the calling thread (at most 15 characters are kept).
 static inline void cdbus_set_thread_name(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+
+/// Makes a posix_spawn child start clean: descriptors from 3 up closed, an
+/// empty signal mask and default signal dispositions (a Swift process blocks
+/// signals on its threads, and a child would inherit that mask), and a
+/// process group of its own so that it can be stopped as a whole.
+static inline int cdbus_spawn_clean_child(posix_spawn_file_actions_t *actions, posix_spawnattr_t *attributes) {
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  if (posix_spawn_file_actions_addclosefrom_np(actions, 3) != 0) return -1;
+  if (posix_spawnattr_setsigmask(attributes, &none) != 0) return -1;
+  if (posix_spawnattr_setsigdefault(attributes, &all) != 0) return -1;
+  if (posix_spawnattr_setpgroup(attributes, 0) != 0) return -1;
+  return posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+}
 
 /// pipe(2) with both ends close-on-exec; returns 0 or -1.
 static inline int cdbus_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

@@ -60,13 +60,19 @@ public final class BusDaemon: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        guard cdbus_spawn_clean_child(&actions, &attributes) == 0 else {
+            throw DBusError(.failed, "posix_spawn setup failed: errno \(errno)")
+        }
         let arguments = ["/bin/sh", "-c", script, "sh", directory + "/bus.conf"]
         var cArguments = arguments.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, &cArguments, environ)
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &cArguments, environ)
         close(input[0])
         close(output[1])
         guard spawned == 0 else {
@@ -79,8 +85,7 @@ public final class BusDaemon: Sendable {
         defer { close(output[0]) }
         guard let line = Self.readLine(output[0], timeoutMilliseconds: 10_000), line.hasPrefix("unix:") else {
             close(lifeline)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            Self.reap(pid)
             throw DBusError(.failed, "dbus-daemon did not start (is the dbus-daemon package installed?)")
         }
         address = line
@@ -94,11 +99,22 @@ public final class BusDaemon: Sendable {
     public func stop() {
         guard fcntl(lifeline, F_GETFD) != -1 else { return }
         close(lifeline)
-        var status: Int32 = 0
-        waitpid(shellPID, &status, 0)
+        Self.reap(shellPID)
         unlink(directory + "/bus.conf")
         unlink(directory + "/bus")
         rmdir(directory)
+    }
+
+    /// Waits for the shell (which stops the daemon when its input closes);
+    /// after two seconds, kills the whole process group.
+    private static func reap(_ pid: pid_t) {
+        var status: Int32 = 0
+        for _ in 0..<200 {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(10_000)
+        }
+        kill(-pid, SIGKILL)
+        waitpid(pid, &status, 0)
     }
 
     private static func write(_ text: String, to path: String) throws(DBusError) {

@@ -28,7 +28,10 @@ public struct ObjectPath: ValidatedName {
     /// The path with `element` appended (`element` must be a valid path
     /// element: `[A-Za-z0-9_]+`).
     public func appending(_ element: String) throws(DBusError) -> ObjectPath {
-        try ObjectPath(rawValue == "/" ? "/" + element : rawValue + "/" + element)
+        guard !element.isEmpty, element.utf8.allSatisfy(NameGrammar.isWordCharacter) else {
+            throw DBusError(.invalidArgs, "invalid object path element '\(element)'")
+        }
+        return ObjectPath(unchecked: rawValue == "/" ? "/" + element : rawValue + "/" + element)
     }
 
     /// The last element (`hci0` for `/org/bluez/hci0`); empty for `/`.
