@@ -33,7 +33,7 @@ import Testing
         let uuid = try BluetoothUUID(parsing: "12345678-1234-5678-1234-567812345678")
         #expect(uuid.name == nil)
         #expect(uuid.kind == nil)
-        #expect(BluetoothUUID(UInt16(0x0000)).name == nil)
+        #expect(BluetoothUUID(uuid16: 0x0000).name == nil)
     }
 
     @Test func companyNames() {

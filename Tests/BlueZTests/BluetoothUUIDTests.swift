@@ -13,7 +13,7 @@ import Testing
     ])
     func parsesFormsOfTheSameUUID(_ text: String) throws {
         let uuid = try BluetoothUUID(parsing: text)
-        #expect(uuid == BluetoothUUID(UInt16(0x2A37)))
+        #expect(uuid == BluetoothUUID(uuid16: 0x2A37))
         #expect(uuid.description == Self.heartRateMeasurement)
         #expect(uuid.shortString == "2a37")
         #expect(uuid.assignedNumber == 0x2A37)
@@ -37,7 +37,7 @@ import Testing
         let long = try BluetoothUUID(parsing: "0000180D-0000-1000-8000-00805F9B34FB")
         #expect(short == long)
         #expect(Set([short, long]).count == 1)
-        #expect(BluetoothUUID(UInt32(0x180D)) == short)
+        #expect(BluetoothUUID(uuid32: 0x180D) == short)
     }
 
     @Test func thirtyTwoBitNumbers() throws {
@@ -45,7 +45,7 @@ import Testing
         #expect(uuid.description == "12345678-0000-1000-8000-00805f9b34fb")
         #expect(uuid.shortString == "12345678")
         #expect(uuid.assignedNumber == 0x1234_5678)
-        #expect(BluetoothUUID(UInt32(0x1234_5678)) == uuid)
+        #expect(BluetoothUUID(uuid32: 0x1234_5678) == uuid)
     }
 
     @Test func vendorUUIDsHaveNoShortForm() throws {
@@ -56,7 +56,7 @@ import Testing
         // One bit away from the base UUID is not on it.
         let nearBase = try BluetoothUUID(parsing: "00002a37-0000-1000-8000-00805f9b34fa")
         #expect(nearBase.assignedNumber == nil)
-        #expect(nearBase != BluetoothUUID(UInt16(0x2A37)))
+        #expect(nearBase != BluetoothUUID(uuid16: 0x2A37))
     }
 
     @Test(arguments: ["0000", "ffff", "ffffffff", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff"])
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func codableAsCanonicalString() throws {
-        let uuid = BluetoothUUID(UInt16(0x2A37))
+        let uuid = BluetoothUUID(uuid16: 0x2A37)
         let json = try JSONEncoder().encode([uuid])
         #expect(String(decoding: json, as: UTF8.self) == #"[""# + Self.heartRateMeasurement + #""]"#)
         #expect(try JSONDecoder().decode([BluetoothUUID].self, from: Data(#"["0x2A37"]"#.utf8)) == [uuid])

@@ -15,13 +15,16 @@ public struct BluetoothUUID: Hashable, Sendable {
     /// 32 bits.
     public static let base: UInt128 = 0x0000_0000_0000_1000_8000_0080_5F9B_34FB
 
+    /// The UUID with this 128-bit value.
     public init(rawValue: UInt128) { self.rawValue = rawValue }
 
-    /// The UUID of a 16-bit assigned number, such as `0x2A37`.
-    public init(_ value: UInt16) { self.init(UInt32(value)) }
+    /// The UUID of a 16-bit assigned number, such as `0x2A37`. The 16- and
+    /// 32-bit initialisers are labelled because an unlabelled pair makes an
+    /// integer literal argument ambiguous.
+    public init(uuid16 value: UInt16) { self.init(uuid32: UInt32(value)) }
 
     /// The UUID of a 32-bit assigned number.
-    public init(_ value: UInt32) { rawValue = Self.base | UInt128(value) << 96 }
+    public init(uuid32 value: UInt32) { rawValue = Self.base | UInt128(value) << 96 }
 
     /// Parses a 16-bit (`2a37`, `0x2A37`), 32-bit (`00002a37`, `0x00002a37`)
     /// or 128-bit UUID, with or without its dashes

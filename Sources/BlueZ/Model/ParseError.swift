@@ -22,7 +22,9 @@ public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidObjectPathElement = Code(rawValue: "invalid-object-path-element")
     }
 
+    /// What kind of value was expected.
     public var code: Code
+    /// For people: the rejected input and the accepted forms.
     public var message: String
 
     public init(_ code: Code, _ message: String) {
