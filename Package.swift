@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "BlueZ", targets: ["BlueZ"]),
     ],
     dependencies: [],
     targets: [
@@ -21,6 +22,8 @@ let package = Package(
         ),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        .target(name: "BlueZ"),
+        .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
     ],
     swiftLanguageModes: [.v6]
 )
