@@ -21,7 +21,8 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .target(name: "BlueZ"),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
     ],

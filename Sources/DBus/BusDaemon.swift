@@ -1,5 +1,6 @@
 import CDBus
 import Glibc
+import Synchronization
 
 /// A private `dbus-daemon` in a temporary directory: a real message bus that
 /// belongs to one test or one simulated gateway, never the machine's system
@@ -14,6 +15,9 @@ public final class BusDaemon: Sendable {
     public let directory: String
     private let shellPID: pid_t
     private let lifeline: Int32
+    /// Set by the first `stop()`: the lifeline descriptor number must be
+    /// closed only once, as it may be reused by anything afterwards.
+    private let stopped = Atomic(false)
 
     /// Starts a daemon and waits until it accepts connections.
     ///
@@ -97,7 +101,7 @@ public final class BusDaemon: Sendable {
 
     /// Stops the daemon and removes its directory.
     public func stop() {
-        guard fcntl(lifeline, F_GETFD) != -1 else { return }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         close(lifeline)
         Self.reap(shellPID)
         unlink(directory + "/bus.conf")
