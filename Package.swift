@@ -6,8 +6,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
     ],
-    dependencies: [],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CDBus",
@@ -20,7 +24,22 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CMicroHTTPD",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
         .testTarget(name: "DBusTests", dependencies: ["DBus"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: [
+                "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
