@@ -54,23 +54,29 @@ extension Exchange {
         return MHD_Result.YES
     }
 
-    /// Appends a piece of the body, refusing it once it goes over the limit.
+    /// Appends a piece of the body, or discards it once the body went over
+    /// the limit. libmicrohttpd 0.9.75 refuses to queue a response while it
+    /// is still reading a body, so a chunked upload that goes over can only
+    /// get its 413 once it ends; its excess is counted and dropped (memory
+    /// stays bounded) and an upload still going at twice the limit has its
+    /// connection closed instead.
     private func receive(_ upload: UnsafePointer<CChar>?, count: Int) -> MHD_Result {
         let limit = core.configuration.maxRequestBodySize
-        let fits: Bool = state.withLock { state in
+        return state.withLock { state in
+            if let discarded = state.discarded {
+                state.discarded = discarded + count
+                return discarded + count > limit ? MHD_Result.NO : MHD_Result.YES
+            }
             guard state.body.count + count <= limit else {
+                state.discarded = state.body.count + count - limit
                 state.body = []
-                return false
+                return MHD_Result.YES
             }
             if let upload {
                 state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count))
             }
-            return true
+            return MHD_Result.YES
         }
-        if fits { return MHD_Result.YES }
-        // A chunked upload (no Content-Length) went over: answer now and let
-        // MHD close the connection rather than read the rest.
-        return queue(core.errorResponse(bodyTooLarge(), request: nil))
     }
 
     private func bodyTooLarge() -> HTTPError {
@@ -80,6 +86,11 @@ extension Exchange {
     /// The whole request is in: build it, suspend the connection, and run
     /// the responder on a task that delivers its response.
     private func dispatch() -> MHD_Result {
+        if state.withLock({ $0.discarded != nil }) {
+            var response = core.errorResponse(bodyTooLarge(), request: nil)
+            response.headers.replaceOrAdd(name: "Connection", value: "close")
+            return queue(response)
+        }
         let connection = control.connection.pointer
         let remote = cmhd_connection_client_address(connection).flatMap { SocketAddress($0) }
         let headers = Self.headers(of: connection)

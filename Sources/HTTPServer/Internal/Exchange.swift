@@ -32,6 +32,8 @@ final class Exchange: Sendable {
         var method = Method.get
         var version = ""
         var body: [UInt8] = []
+        /// Body bytes dropped after the body went over the limit.
+        var discarded: Int?
         var request: Request?
         /// The handler's response, waiting for the access handler.
         var pending: Response?

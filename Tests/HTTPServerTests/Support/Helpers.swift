@@ -132,3 +132,21 @@ func residentKiB() -> Int {
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
     return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
 }
+
+/// A counter shared between handlers and the test.
+final class Counter: Sendable {
+    private let value = Atomic(0)
+    private let peakValue = Atomic(0)
+
+    var count: Int { value.load(ordering: .sequentiallyConsistent) }
+    var peak: Int { peakValue.load(ordering: .sequentiallyConsistent) }
+
+    @discardableResult
+    func increment() -> Int {
+        let now = value.add(1, ordering: .sequentiallyConsistent).newValue
+        _ = peakValue.max(now, ordering: .sequentiallyConsistent)
+        return now
+    }
+
+    func decrement() { value.subtract(1, ordering: .sequentiallyConsistent) }
+}
