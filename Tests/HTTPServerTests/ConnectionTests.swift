@@ -83,7 +83,7 @@ extension HTTPServerTests {
 
         @Test func portInUseAndSecondStartFail() async throws {
             try await withServer(Self.router()) { server, port in
-                let clash = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: port), responder: Self.router(), logger: testLogger())
+                let clash = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: port), responder: Self.router(), logger: quietLogger())
                 #expect(throws: ServerError.self) { try clash.start() }
                 #expect(!clash.isRunning)
                 let error = #expect(throws: ServerError.self) { try server.start() }
@@ -92,7 +92,7 @@ extension HTTPServerTests {
         }
 
         @Test func badHostIsReported() {
-            let server = Server(configuration: ServerConfiguration(host: "no such host.invalid", port: 0), responder: Self.router(), logger: testLogger())
+            let server = Server(configuration: ServerConfiguration(host: "no such host.invalid", port: 0), responder: Self.router(), logger: quietLogger())
             let error = #expect(throws: ServerError.self) { try server.start() }
             #expect(error?.code == .invalidAddress)
         }

@@ -150,3 +150,10 @@ final class Counter: Sendable {
 
     func decrement() { value.subtract(1, ordering: .sequentiallyConsistent) }
 }
+
+/// A logger for tests that provoke errors on purpose.
+func quietLogger() -> Logger {
+    var logger = Logger(label: "test.http.quiet")
+    logger.logLevel = .critical
+    return logger
+}
