@@ -36,13 +36,14 @@ final class Daemon: @unchecked Sendable {
         logger.initialize(to: cmhd_logger(sink: daemonLogCallback, cls: coreContext))
 
         var options: [MHD_OptionItem] = [
+            // First, or MHD logs its own complaint about it to stderr.
+            cmhd_option_logger(logger),
             cmhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, configuration.connectionLimit)),
             cmhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, max(4096, configuration.connectionMemoryLimit)),
             cmhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, Self.seconds(configuration.idleTimeout)),
             cmhd_option_value(MHD_OPTION.LISTEN_BACKLOG_SIZE, max(1, configuration.listenBacklog)),
             cmhd_option_notify_completed(requestCompletedCallback, coreContext),
             cmhd_option_uri_log(uriLogCallback, coreContext),
-            cmhd_option_logger(logger),
         ]
         var secrets: [UnsafeMutablePointer<CChar>] = []
         if let tls = configuration.tls {

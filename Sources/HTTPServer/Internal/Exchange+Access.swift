@@ -34,7 +34,7 @@ extension Exchange {
             state.version = version
         }
         let configuration = core.configuration
-        if core.isStopping {
+        if !admitted {
             return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: nil))
         }
         let headerSize = cmhd_connection_header_size(control.connection.pointer)
@@ -103,7 +103,7 @@ extension Exchange {
             state.request = request
             return request
         }
-        guard !core.isStopping, control.suspend() else {
+        guard control.suspend() else {
             return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
         }
         let core = self.core

@@ -48,6 +48,9 @@ final class Exchange: Sendable {
     let control: ConnectionControl
     let target: String
     let started = ContinuousClock.now
+    /// Whether the request began before `stop`: those are served (within
+    /// the grace period); later ones on open connections get 503.
+    let admitted: Bool
     let state = Mutex(State())
 
     /// Polling thread (URI-log callback).
@@ -55,6 +58,7 @@ final class Exchange: Sendable {
         self.core = core
         self.control = ConnectionControl(connection: connection)
         self.target = target
+        self.admitted = !core.isStopping
     }
 
     /// Stores the handler's response and wakes the connection; any thread.
@@ -90,25 +94,25 @@ final class Exchange: Sendable {
     /// MHD's "request completed" callback; polling thread. Runs once.
     func completed(_ code: MHD_RequestTerminationCode) {
         control.markFinished()
-        let (writer, pending, handler, request, status) = state.withLock { state in
+        let (writer, pending, handler, method, version, status) = state.withLock { state in
             state.completed = true
             defer {
                 state.pending = nil
                 state.handler = nil
             }
-            return (state.writer, state.pending, state.handler, state.request, state.status)
+            return (state.writer, state.pending, state.handler, state.method, state.version, state.status)
         }
         // A client that left while its handler ran: let the handler know.
         handler?.cancel()
         if case .stream(let orphan)? = pending?.body { orphan.terminate(.clientDisconnected) }
         writer?.connectionCompleted(code)
         core.unregister(self)
-        log(request: request, status: status, code: code)
+        log(method: method, version: version, status: status, code: code)
     }
 
-    private func log(request: Request?, status: Status?, code: MHD_RequestTerminationCode) {
+    private func log(method: Method, version: String, status: Status?, code: MHD_RequestTerminationCode) {
         core.logger.debug("request finished", metadata: [
-            "request": "\(request?.method.rawValue ?? "-") \(target) \(request?.version ?? "")",
+            "request": "\(method) \(target) \(version)",
             "status": "\(status?.code ?? 0)",
             "duration_ms": "\((ContinuousClock.now - started).milliseconds)",
             "end": "\(Self.describe(code))",
