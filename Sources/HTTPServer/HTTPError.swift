@@ -13,6 +13,8 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     /// Header fields the response must carry (`Allow` on a 405).
     public var headers: Headers
 
+    /// An error with `status`, an optional detail for the response body, and
+    /// header fields the response must carry.
     public init(_ status: Status, _ detail: String = "", headers: Headers = Headers()) {
         self.status = status
         self.detail = detail

@@ -14,10 +14,13 @@ public struct Headers: Sendable, Hashable, Sequence, ExpressibleByDictionaryLite
         }
     }
 
+    /// The fields in order.
     public private(set) var fields: [Field]
 
+    /// No fields.
     public init() { fields = [] }
 
+    /// Fields from `(name, value)` pairs, in order.
     public init(_ pairs: [(String, String)]) {
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }

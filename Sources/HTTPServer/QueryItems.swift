@@ -15,6 +15,7 @@ public struct QueryItems: Sendable, Hashable, Sequence {
         }
     }
 
+    /// The items in order.
     public private(set) var items: [Item]
 
     public init(_ items: [Item] = []) { self.items = items }

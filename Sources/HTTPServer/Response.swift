@@ -8,6 +8,7 @@ public struct Response: Sendable {
     public var headers: Headers
     public var body: ResponseBody
 
+    /// A response; with the defaults, an empty 200.
     public init(status: Status = .ok, headers: Headers = Headers(), body: ResponseBody = .empty) {
         self.status = status
         self.headers = headers

@@ -6,7 +6,8 @@ extension Server {
     /// `gracePeriod` (the configuration's by default), then closes every
     /// connection and joins libmicrohttpd's thread. Requests arriving on
     /// open connections meanwhile get 503. Returns once nothing of the
-    /// server is left running; calling it again does nothing.
+    /// server is left running. Later calls (or a concurrent second call)
+    /// return at once.
     public func stop(gracePeriod: Duration? = nil) async {
         let daemon: Daemon? = phase.withLock { phase in
             guard case .running(let daemon) = phase else { return nil }

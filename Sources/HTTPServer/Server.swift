@@ -25,6 +25,7 @@ public final class Server: Sendable {
         case stopped
     }
 
+    /// The configuration the server was made with.
     public let configuration: ServerConfiguration
     private let core: ServerCore
     let phase = Mutex(Phase.idle)

@@ -34,11 +34,12 @@ public struct ServerConfiguration: Sendable {
     /// Serve HTTPS with this certificate and key; nil for plain HTTP.
     public var tls: TLSConfiguration?
 
+    /// A configuration; every limit has a default suited to a small gateway.
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         connectionLimit: Int = 1024,
-        connectionMemoryLimit: Int = 64 * 1024,
+        connectionMemoryLimit: Int = 32 * 1024,
         maxHeaderSize: Int = 16 * 1024,
         maxRequestBodySize: Int = 1024 * 1024,
         idleTimeout: Duration = .seconds(60),

@@ -15,7 +15,9 @@ public struct ServerError: Error, Sendable, CustomStringConvertible {
         public static let alreadyStarted = Code(rawValue: "already-started")
     }
 
+    /// The kind of failure.
     public var code: Code
+    /// What went wrong, with libmicrohttpd's own message when it gave one.
     public var message: String
 
     public init(_ code: Code, _ message: String) {

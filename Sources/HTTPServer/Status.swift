@@ -9,6 +9,7 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public init(_ code: Int) { self.rawValue = code }
     public init(integerLiteral value: Int) { self.rawValue = value }
 
+    /// The numeric code, such as 404.
     public var code: Int { rawValue }
     public var description: String { "\(rawValue) \(reasonPhrase)" }
 

@@ -9,6 +9,7 @@ public struct TLSConfiguration: Sendable {
     /// The key's passphrase, if it is encrypted.
     public var keyPassword: String?
 
+    /// A configuration from PEM text already in memory.
     public init(certificatePEM: String, privateKeyPEM: String, keyPassword: String? = nil) {
         self.certificatePEM = certificatePEM
         self.privateKeyPEM = privateKeyPEM

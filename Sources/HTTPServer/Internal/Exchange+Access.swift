@@ -42,14 +42,13 @@ extension Exchange {
             let error = HTTPError(.requestHeaderFieldsTooLarge, "request headers exceed \(configuration.maxHeaderSize) bytes")
             return queue(core.errorResponse(error, request: nil))
         }
-        if let text = lookupHeader("Content-Length") {
-            // A length that does not parse is MHD's business (it answers 400);
-            // one that parses but is too big is ours.
-            if let length = Int(text), length > configuration.maxRequestBodySize {
+        // A Content-Length that does not parse is MHD's business (it answers
+        // 400); one that parses but is too big is ours.
+        if let length = lookupHeader("Content-Length").flatMap({ Int($0) }) {
+            if length > configuration.maxRequestBodySize {
                 return queue(core.errorResponse(bodyTooLarge(), request: nil))
-            } else if let length = Int(text), length > 0 {
-                state.withLock { $0.body.reserveCapacity(length) }
             }
+            if length > 0 { state.withLock { $0.body.reserveCapacity(length) } }
         }
         return MHD_Result.YES
     }

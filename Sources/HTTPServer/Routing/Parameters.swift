@@ -1,6 +1,7 @@
 /// Path parameters captured by a route pattern: `{address}` in
 /// `/v1/devices/{address}` captures the decoded segment under `address`.
 public struct Parameters: Sendable, Hashable, Sequence {
+    /// The captured `(name, value)` pairs in pattern order.
     public private(set) var pairs: [(name: String, value: String)]
 
     public init() { pairs = [] }

@@ -47,6 +47,7 @@ public struct Router: Responder {
     /// Every route in the order it was added.
     public private(set) var routes: [Route] = []
 
+    /// An empty router whose error responses come from `errorResponses`.
     public init(errorResponses: ErrorResponseFactory = .plainText) {
         self.errorResponses = errorResponses
     }
@@ -68,6 +69,7 @@ public struct Router: Responder {
         routes.append(route)
     }
 
+    // Shorthands for `on(_:_:use:)`.
     public mutating func get(_ pattern: String, use handler: @escaping Handler) { on(.get, pattern, use: handler) }
     public mutating func post(_ pattern: String, use handler: @escaping Handler) { on(.post, pattern, use: handler) }
     public mutating func put(_ pattern: String, use handler: @escaping Handler) { on(.put, pattern, use: handler) }

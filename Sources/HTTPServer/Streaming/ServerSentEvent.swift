@@ -17,6 +17,7 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// The `retry:` field: the client's reconnection delay in milliseconds.
     public var retry: Int?
 
+    /// An event; only `data` is required.
     public init(id: String? = nil, event: String? = nil, data: String, retry: Int? = nil) {
         self.id = id
         self.event = event

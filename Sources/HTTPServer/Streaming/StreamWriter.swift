@@ -13,8 +13,9 @@ import Synchronization
 /// holds back the others or grows memory without bound.
 ///
 /// `onTermination` runs exactly once, on some task, when the stream ends for
-/// any reason (see `StreamEnd`). A writer serves one response; one that is
-/// never put in a response does not end until `finish()` is called.
+/// any reason (see `StreamEnd`): after its connection is done with it. A
+/// writer serves one response; one that is never sent in a response never
+/// ends, so stop writing to a writer once `write` returns false.
 ///
 /// ```swift
 /// router.get("/v1/events") { request in
@@ -47,6 +48,7 @@ public final class StreamWriter: Sendable {
         var timers: [Task<Void, Never>] = []
     }
 
+    /// Heartbeat, buffer limit and drop behaviour of this writer.
     public let configuration: StreamConfiguration
     let state: Mutex<State>
 
