@@ -23,6 +23,12 @@ extension Exchange {
                     raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
             }
         case .stream(let writer):
+            // libmicrohttpd 0.9.75 writes the chunked terminator ("0\r\n\r\n")
+            // after the head of a HEAD response of unknown length, which would
+            // corrupt the next response on the connection: close it instead.
+            if state.withLock({ $0.method == .head }) {
+                response.headers.replaceOrAdd(name: "Connection", value: "close")
+            }
             guard writer.attach(control) else {
                 let request = state.withLock { $0.request }
                 let error = HTTPError(.internalServerError, "a StreamWriter can serve only one response")
