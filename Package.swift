@@ -6,9 +6,13 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
     ],
-    dependencies: [],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
     targets: [
         .systemLibrary(
             name: "CDBus",
@@ -21,9 +25,19 @@ let package = Package(
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CMicroHTTPD",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .target(name: "BlueZ"),
+
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
-        .target(name: "BlueZ"),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,162 @@
+import CMicroHTTPD
+import Logging
+
+// MHD's access handler, stage by stage. Polling thread only.
+extension Exchange {
+    /// One call of the access handler for this request.
+    func access(
+        method: String, version: String, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        switch state.withLock({ $0.stage }) {
+        case .headers:
+            return firstCall(method: method, version: version)
+        case .body:
+            if uploadSize.pointee > 0 {
+                let result = receive(upload, count: uploadSize.pointee)
+                uploadSize.pointee = 0
+                return result
+            }
+            return dispatch()
+        case .handling:
+            return answer()
+        case .responded:
+            return MHD_Result.YES
+        }
+    }
+
+    /// Sets up the request and refuses what can be refused from the headers
+    /// alone. Answering here makes MHD close the connection after the
+    /// response, which is what a refused upload needs anyway.
+    private func firstCall(method: String, version: String) -> MHD_Result {
+        state.withLock { state in
+            state.stage = .body
+            state.method = Method(method)
+            state.version = version
+        }
+        let configuration = core.configuration
+        if !admitted {
+            return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: nil))
+        }
+        let headerSize = cmhd_connection_header_size(control.connection.pointer)
+        if headerSize > configuration.maxHeaderSize {
+            let error = HTTPError(.requestHeaderFieldsTooLarge, "request headers exceed \(configuration.maxHeaderSize) bytes")
+            return queue(core.errorResponse(error, request: nil))
+        }
+        // A Content-Length that does not parse is MHD's business (it answers
+        // 400); one that parses but is too big is ours.
+        if let length = lookupHeader("Content-Length").flatMap({ Int($0) }) {
+            if length > configuration.maxRequestBodySize {
+                return queue(core.errorResponse(bodyTooLarge(), request: nil))
+            }
+            if length > 0 { state.withLock { $0.body.reserveCapacity(length) } }
+        }
+        return MHD_Result.YES
+    }
+
+    /// Appends a piece of the body, or discards it once the body went over
+    /// the limit. libmicrohttpd 0.9.75 refuses to queue a response while it
+    /// is still reading a body, so a chunked upload that goes over can only
+    /// get its 413 once it ends; its excess is counted and dropped (memory
+    /// stays bounded) and an upload still going at twice the limit has its
+    /// connection closed instead.
+    private func receive(_ upload: UnsafePointer<CChar>?, count: Int) -> MHD_Result {
+        let limit = core.configuration.maxRequestBodySize
+        return state.withLock { state in
+            if let discarded = state.discarded {
+                state.discarded = discarded + count
+                return discarded + count > limit ? MHD_Result.NO : MHD_Result.YES
+            }
+            guard state.body.count + count <= limit else {
+                state.discarded = state.body.count + count - limit
+                state.body = []
+                return MHD_Result.YES
+            }
+            if let upload {
+                state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count))
+            }
+            return MHD_Result.YES
+        }
+    }
+
+    private func bodyTooLarge() -> HTTPError {
+        HTTPError(.contentTooLarge, "request body exceeds \(core.configuration.maxRequestBodySize) bytes")
+    }
+
+    /// The whole request is in: build it, suspend the connection, and run
+    /// the responder on a task that delivers its response.
+    private func dispatch() -> MHD_Result {
+        if state.withLock({ $0.discarded != nil }) {
+            var response = core.errorResponse(bodyTooLarge(), request: nil)
+            response.headers.replaceOrAdd(name: "Connection", value: "close")
+            return queue(response)
+        }
+        let connection = control.connection.pointer
+        let remote = cmhd_connection_client_address(connection).flatMap { SocketAddress($0) }
+        let headers = Self.headers(of: connection)
+        let request: Request = state.withLock { state in
+            state.stage = .handling
+            let request = Request(
+                method: state.method, target: target, headers: headers, body: state.body,
+                version: state.version, remoteAddress: remote)
+            state.body = []
+            state.request = request
+            return request
+        }
+        guard control.suspend() else {
+            return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
+        }
+        let core = self.core
+        let task = Task { [self] in
+            let response: Response
+            do {
+                response = try await core.responder.respond(to: request)
+            } catch {
+                if !(error is HTTPError) && !(error is any ResponseConvertibleError) {
+                    core.logger.error("handler failed", metadata: [
+                        "request": "\(request.method) \(request.target)", "error": "\(error)",
+                    ])
+                }
+                response = core.configuration.errorResponses.response(for: error, request: request)
+            }
+            deliver(response)
+        }
+        state.withLock { state in
+            if !state.completed { state.handler = task }
+        }
+        return MHD_Result.YES
+    }
+
+    /// Called again after `deliver` resumed the connection: queue the
+    /// handler's response. Without one (woken by `stop` before the handler
+    /// finished) answer 503 if stopping, or wait again.
+    private func answer() -> MHD_Result {
+        let (pending, request) = state.withLock { state in
+            defer { state.pending = nil }
+            return (state.pending, state.request)
+        }
+        if let pending { return queue(pending) }
+        if !core.isStopping && control.suspend() { return MHD_Result.YES }
+        return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
+    }
+
+    private func lookupHeader(_ name: String) -> String? {
+        MHD_lookup_connection_value(control.connection.pointer, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+    }
+
+    /// Every request header, in order.
+    static func headers(of connection: OpaquePointer) -> Headers {
+        var fields: [(String, String)] = []
+        withUnsafeMutablePointer(to: &fields) { pointer in
+            _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, keySize, value, valueSize in
+                guard let cls, let key else { return MHD_Result.YES }
+                let name = String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self)
+                let text = value.map {
+                    String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self)
+                } ?? ""
+                cls.assumingMemoryBound(to: [(String, String)].self).pointee.append((name, text))
+                return MHD_Result.YES
+            }, pointer)
+        }
+        return Headers(fields)
+    }
+}

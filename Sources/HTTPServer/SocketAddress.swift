@@ -1,0 +1,17 @@
+/// A peer's numeric IP address and port.
+public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The numeric host, such as `127.0.0.1` or `::1`.
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Whether the host is an IPv6 address.
+    public var isIPv6: Bool { host.contains(":") }
+
+    /// `host:port`, with IPv6 hosts in brackets.
+    public var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}

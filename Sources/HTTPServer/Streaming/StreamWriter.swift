@@ -1,0 +1,108 @@
+import DequeModule
+import Synchronization
+
+/// The producing end of a streaming response body, such as a Server-Sent
+/// Events stream.
+///
+/// Write pre-encoded chunks from any thread or task; the writer queues them
+/// (sharing the arrays, not copying them) and the server sends them as the
+/// client reads. While it has nothing to send the connection is suspended
+/// and costs no CPU. When idle for `heartbeatInterval` it sends a heartbeat,
+/// which is also how a client that left is noticed. A client that lets more
+/// than `maxBufferedBytes` pile up is dropped, so one slow reader never
+/// holds back the others or grows memory without bound.
+///
+/// `onTermination` runs exactly once, on some task, when the stream ends for
+/// any reason (see `StreamEnd`): after its connection is done with it. A
+/// writer serves one response; one that is never sent in a response never
+/// ends, so stop writing to a writer once `write` returns false.
+///
+/// ```swift
+/// router.get("/v1/events") { request in
+///     let writer = StreamWriter { end in hub.remove(id) }
+///     hub.add(id, writer)
+///     return .eventStream(writer)
+/// }
+/// // elsewhere, once per event, for all clients:
+/// let bytes = ServerSentEvent(id: "7", event: "scan", data: json).encoded
+/// for writer in hub.writers { writer.write(bytes) }
+/// ```
+public final class StreamWriter: Sendable {
+    enum Phase {
+        case open
+        /// Send what is buffered, then end with this reason.
+        case finishing(StreamEnd)
+        case ended(StreamEnd)
+    }
+
+    struct State {
+        var chunks = Deque<[UInt8]>()
+        /// Bytes of `chunks.first` already handed to the connection.
+        var headOffset = 0
+        var bufferedBytes = 0
+        var phase = Phase.open
+        var control: ConnectionControl?
+        var attached = false
+        var wroteSinceHeartbeat = false
+        var onTermination: (@Sendable (StreamEnd) -> Void)?
+        var timers: [Task<Void, Never>] = []
+    }
+
+    /// Heartbeat, buffer limit and drop behaviour of this writer.
+    public let configuration: StreamConfiguration
+    let state: Mutex<State>
+
+    /// A writer; `onTermination` runs exactly once when the stream ends.
+    public init(
+        configuration: StreamConfiguration = StreamConfiguration(),
+        onTermination: (@Sendable (StreamEnd) -> Void)? = nil
+    ) {
+        self.configuration = configuration
+        var initial = State()
+        initial.onTermination = onTermination
+        self.state = Mutex(initial)
+    }
+
+    /// Queues `bytes` for the client. Returns false if the stream is no
+    /// longer open (finished, ended, or just dropped for being too slow):
+    /// the caller can forget this writer.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        state.withLock { state in
+            guard case .open = state.phase else { return false }
+            guard !bytes.isEmpty else { return true }
+            if state.bufferedBytes + bytes.count > configuration.maxBufferedBytes {
+                drop(&state)
+                return false
+            }
+            state.chunks.append(bytes)
+            state.bufferedBytes += bytes.count
+            state.wroteSinceHeartbeat = true
+            state.control?.resume()
+            return true
+        }
+    }
+
+    /// Queues one event.
+    @discardableResult
+    public func write(_ event: ServerSentEvent) -> Bool { write(event.encoded) }
+
+    /// Queues a comment (ignored by SSE clients).
+    @discardableResult
+    public func writeComment(_ text: String) -> Bool { write(ServerSentEvent.comment(text)) }
+
+    /// Ends the stream from the server side: what is buffered is still sent,
+    /// then the body ends. Later writes return false.
+    public func finish() { finish(.finished) }
+
+    /// Whether writes are still accepted.
+    public var isOpen: Bool {
+        state.withLock { state in
+            if case .open = state.phase { return true }
+            return false
+        }
+    }
+
+    /// Bytes queued and not yet handed to the connection.
+    public var bufferedByteCount: Int { state.withLock { $0.bufferedBytes } }
+}
