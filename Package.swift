@@ -37,7 +37,10 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
     ],
     swiftLanguageModes: [.v6]

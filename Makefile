@@ -1,0 +1,32 @@
+# blegateway: the commands a developer and CI run.
+#
+#   make test   install what is missing, build, run every test
+#   make build  debug build
+
+SWIFT ?= swift
+# Debian packages the build and the tests need. The tests drive real
+# programs: dbus-daemon (private buses), busctl and gdbus (independent D-Bus
+# clients), curl, wrk and openssl (HTTP and TLS clients).
+APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin systemd \
+	libglib2.0-bin curl wrk openssl
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: deps build test
+
+## Install the Debian packages that are missing (nothing when all are there).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
