@@ -64,7 +64,7 @@ final class SimulatorHarness: Sendable {
     func property(_ path: ObjectPath, _ interface: String, _ name: String) async throws -> Value? {
         do {
             return try await call(path, .properties, "Get", [.string(interface), .string(name)]).first?.unwrapped
-        } catch let error as DBusError where error.name == .invalidArgs {
+        } catch let error as DBusError where error.name == .invalidArgs || error.name == .unknownInterface {
             return nil
         }
     }

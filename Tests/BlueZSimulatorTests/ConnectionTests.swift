@@ -1,0 +1,126 @@
+import BlueZSimulator
+import DBus
+import Testing
+
+@Suite struct ConnectionTests {
+    let device: InterfaceName = "org.bluez.Device1"
+
+    @Test func connectThenServicesResolveWithGATTObjects() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.discover(strap)
+        try await harness.call(strap, device, "Connect")
+        #expect(try await harness.property(strap, "org.bluez.Device1", "Connected")?.bool == true)
+        try await waitUntil("services resolve") {
+            try await harness.property(strap, "org.bluez.Device1", "ServicesResolved")?.bool == true
+        }
+        let paths = try await harness.managedPaths().map(\.rawValue)
+        #expect(paths.contains(strap.rawValue + "/service0008/char0009"))  // Service Changed
+        #expect(paths.contains(strap.rawValue + "/service000c/char000d/desc000f"))  // 2a37's CCC
+        // Objects before ServicesResolved, and Battery1 from the battery plugin.
+        let signals = harness.signals.all
+        let resolvedAt = signals.firstIndex {
+            $0.path == strap && $0.body.count > 1 && $0.body[1].vardict?["ServicesResolved"]?.bool == true
+        }
+        let lastAdded = signals.lastIndex { $0.member == "InterfacesAdded" }
+        #expect(try #require(resolvedAt) > (try #require(lastAdded)))
+        #expect(try await harness.property(strap, "org.bluez.Battery1", "Percentage")?.byte == 87)
+        let uuids = try await harness.property(strap, "org.bluez.Device1", "UUIDs")?.strings ?? []
+        #expect(uuids.contains("0000180f-0000-1000-8000-00805f9b34fb") && uuids.contains("00001800-0000-1000-8000-00805f9b34fb"))
+    }
+
+    @Test func aSecondConnectWhileConnectingFailsAsBluetoothdDoes() async throws {
+        let harness = try await SimulatorHarness(timing: 0.3)
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.discover(strap)
+        async let first = harness.error(strap, device, "Connect")
+        try await Task.sleep(for: .milliseconds(30))
+        let second = await harness.error(strap, device, "Connect")
+        #expect(second == DBusError(ErrorName(unchecked: "org.bluez.Error.Failed"), "Operation already in progress"))
+        #expect(await first == nil)
+        // Connect on a connected device succeeds at once.
+        #expect(await harness.error(strap, device, "Connect") == nil)
+    }
+
+    @Test func connectionsFailTheFirstNTimes() async throws {
+        var scenario = TestScenarios.small
+        scenario.devices[0].connection.failures = 2
+        let harness = try await SimulatorHarness(scenario)
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.discover(strap)
+        let expected = DBusError(ErrorName(unchecked: "org.bluez.Error.Failed"), "le-connection-abort-by-local")
+        #expect(await harness.error(strap, device, "Connect") == expected)
+        #expect(await harness.error(strap, device, "Connect") == expected)
+        #expect(await harness.error(strap, device, "Connect") == nil)
+        try await harness.simulator.failConnections(TestScenarios.address(TestScenarios.heartRate), count: 1, reason: "le-connection-timeout")
+        try await harness.call(strap, device, "Disconnect")
+        #expect(await harness.error(strap, device, "Connect")?.message == "le-connection-timeout")
+    }
+
+    @Test func disconnectKeepsTheAttributeCache() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.connect(strap)
+        harness.signals.clear()
+        try await harness.call(strap, device, "Disconnect")
+        let change = try #require(harness.signals.changes(at: strap, "org.bluez.Device1").first)
+        #expect(change.changed["Connected"]?.bool == false && change.changed["ServicesResolved"]?.bool == false)
+        let body = try ObjectPath(TestScenarios.heartRatePath + "/service000c/char0010")
+        #expect(try await harness.managedPaths().contains(body))
+        let read = await harness.error(body, "org.bluez.GattCharacteristic1", "ReadValue", [.vardict([:])])
+        #expect(read == DBusError(ErrorName(unchecked: "org.bluez.Error.Failed"), "Not connected"))
+        #expect(try await harness.property(strap, "org.bluez.Battery1", "Percentage") == nil)
+        // Disconnecting a disconnected device is fine.
+        #expect(await harness.error(strap, device, "Disconnect") == nil)
+    }
+
+    @Test func theConnectedSignalCanGoMissingAsWithTheRealDaemon() async throws {
+        let harness = try await SimulatorHarness(options: SimulatorOptions(connectedSignal: .never))
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.connect(strap)
+        #expect(try await harness.property(strap, "org.bluez.Device1", "Connected")?.bool == true)
+        #expect(!harness.signals.changes(at: strap, "org.bluez.Device1").contains { $0.changed["Connected"] != nil })
+    }
+
+    @Test func leavingRangeDropsTheConnection() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.connect(strap)
+        try await harness.simulator.setInRange(false, TestScenarios.address(TestScenarios.heartRate))
+        try await waitUntil("the link drops") {
+            try await harness.property(strap, "org.bluez.Device1", "Connected")?.bool == false
+        }
+        #expect(await harness.error(strap, device, "Connect")?.message == "le-connection-timeout")
+    }
+
+    @Test func aScenarioDeviceLeavesAndReturns() async throws {
+        var scenario = TestScenarios.small
+        scenario.devices[3].range = Scenario.Range(leaveAfter: 10, returnAfter: 10)  // × 0.01: 0.1 s
+        let harness = try await SimulatorHarness(scenario, options: SimulatorOptions(temporaryTimeout: 10))
+        defer { Task { await harness.close() } }
+        let beacon = try ObjectPath(TestScenarios.beaconPath)
+        try await harness.startDiscovery()
+        try await waitUntil("the beacon is gone once") { harness.signals.removed.contains(beacon) }
+        try await waitUntil("and back") { harness.signals.added.filter { $0 == beacon }.count >= 2 }
+    }
+
+    @Test func pairingBondsAndCannotBeDoneTwice() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let plug = try ObjectPath(TestScenarios.plugPath)
+        try await harness.discover(plug)
+        #expect(await harness.error(plug, device, "CancelPairing")?.name.rawValue == "org.bluez.Error.DoesNotExist")
+        try await harness.call(plug, device, "Pair")
+        #expect(try await harness.property(plug, "org.bluez.Device1", "Paired")?.bool == true)
+        #expect(try await harness.property(plug, "org.bluez.Device1", "Bonded")?.bool == true)
+        #expect(try await harness.property(plug, "org.bluez.Device1", "Connected")?.bool == true)
+        let again = await harness.error(plug, device, "Pair")
+        #expect(again == DBusError(ErrorName(unchecked: "org.bluez.Error.AlreadyExists"), "Already Exists"))
+    }
+}
