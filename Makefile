@@ -6,8 +6,9 @@
 SWIFT ?= swift
 # Debian packages the build and the tests need. The tests drive real
 # programs: dbus-daemon (private buses), busctl and gdbus (independent D-Bus
-# clients), curl, wrk and openssl (HTTP and TLS clients).
-APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin systemd \
+# clients), bluetoothctl from bluez (the real BlueZ client, against the
+# simulator), curl, wrk and openssl (HTTP and TLS clients).
+APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin systemd bluez \
 	libglib2.0-bin curl wrk openssl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -67,8 +67,13 @@ import Testing
         try await harness.connect(strap)
         harness.signals.clear()
         try await harness.call(strap, device, "Disconnect")
-        let change = try #require(harness.signals.changes(at: strap, "org.bluez.Device1").first)
-        #expect(change.changed["Connected"]?.bool == false && change.changed["ServicesResolved"]?.bool == false)
+        // One PropertiesChanged with both, as bluetoothd sends it.
+        try await waitUntil("Connected turns false") {
+            harness.signals.changes(at: strap, "org.bluez.Device1").contains { $0.changed["Connected"]?.bool == false }
+        }
+        let change = try #require(
+            harness.signals.changes(at: strap, "org.bluez.Device1").first { $0.changed["Connected"]?.bool == false })
+        #expect(change.changed["ServicesResolved"]?.bool == false)
         let body = try ObjectPath(TestScenarios.heartRatePath + "/service000c/char0010")
         #expect(try await harness.managedPaths().contains(body))
         let read = await harness.error(body, "org.bluez.GattCharacteristic1", "ReadValue", [.vardict([:])])
