@@ -15,6 +15,9 @@ final class DeviceState {
     var rssi: Int16
     var characteristics: [CharacteristicModel] = []
     let database: GATTDatabase
+    /// The object path of each characteristic (made once: notifications
+    /// are the hot path).
+    let characteristicPaths: [ObjectPath?]
 
     // bluetoothd's view.
     var exported = false
@@ -50,6 +53,11 @@ final class DeviceState {
         blocked = spec.blocked
         database = GATTDatabase([GATTDatabase.genericAttribute] + spec.services, firstHandle: 0x0008)
         characteristics = database.characteristics.map { CharacteristicModel($0.spec) }
+        let database = self.database
+        characteristicPaths = database.characteristics.map { characteristic in
+            let service = database.services[characteristic.service]
+            return ObjectPath(rawValue: "\(path.rawValue)/\(service.component)/\(characteristic.component)")
+        }
     }
 
     /// bluetoothd removes a device that is neither connected, paired nor

@@ -38,9 +38,7 @@ extension SimulatorCore {
     }
 
     func characteristicPath(_ device: DeviceState, _ index: Int) -> ObjectPath? {
-        let characteristic = device.database.characteristics[index]
-        let service = device.database.services[characteristic.service]
-        return ObjectPath(rawValue: "\(device.path.rawValue)/\(service.component)/\(characteristic.component)")
+        device.characteristicPaths[index]
     }
 
     /// A notification or indication from the peripheral: bluetoothd sets
@@ -73,9 +71,13 @@ extension SimulatorCore {
             let period = device.characteristics[index].period
         else { return }
         // Keep the rate: the next tick is one period after this one was due
-        // (ticks that fell behind run in a burst, as values queued in a
-        // peripheral would), but never more than a second behind.
-        let next = max(due + .seconds(period), now - .seconds(1))
+        // (ticks that fell behind run in a short burst), but never more
+        // than 50 ms behind: an overloaded machine gets a lower rate, not a
+        // growing backlog.
+        // Nobody subscribed: the value still moves, but at most twice a
+        // second, so that fast streams cost nothing until someone listens.
+        let idle = device.notifySessions[index] == nil
+        let next = max(due + .seconds(idle ? max(period, 0.5) : period), now - .milliseconds(50))
         timers.schedule(.tick(path, characteristic: index, generation: generation), at: next)
         if let value = device.characteristics[index].tick(random: &random) {
             updateBattery(device, index, value)

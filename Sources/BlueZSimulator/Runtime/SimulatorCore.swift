@@ -119,22 +119,28 @@ actor SimulatorCore {
             while !Task.isCancelled {
                 guard let self else { return }
                 let pause = await self.runDueTimers()
-                try? await Task.sleep(for: pause, tolerance: .milliseconds(1))
+                if pause == .zero {
+                    await Task.yield()
+                } else {
+                    try? await Task.sleep(for: pause, tolerance: .milliseconds(1))
+                }
             }
         }
     }
 
-    /// Runs every timer that is due and returns how long to sleep: until
+    /// Runs the timers that are due and returns how long to sleep: until
     /// the next one, at least 2 ms (events due meanwhile run together, as
-    /// a batch) and at most 50 ms (so new timers start promptly).
+    /// a batch) and at most 50 ms (so new timers start promptly). A batch
+    /// stops after 5,000 events so that method calls waiting for the actor
+    /// get in between batches.
     func runDueTimers() -> Duration {
         let now = ContinuousClock.now
         var processed = 0
-        while let (event, due) = timers.popDue(now) {
+        while processed < 5_000, let (event, due) = timers.popDue(now) {
             handle(event, due: due, now: now)
             processed += 1
-            if processed >= 100_000 { break }
         }
+        if processed == 5_000 { return .zero }
         guard let next = timers.nextDue else { return .milliseconds(50) }
         let wait = next - ContinuousClock.now
         return min(max(wait, .milliseconds(2)), .milliseconds(50))

@@ -11,7 +11,12 @@ final class SignalRecorder: Sendable {
     private let storage = Storage()
     private let task: Task<Void, Never>
 
-    init(_ connection: Connection) async throws {
+    /// Records from `connection`; with nil, records nothing.
+    init(_ connection: Connection?) async throws {
+        guard let connection else {
+            task = Task {}
+            return
+        }
         let stream = try await connection.signals(matching: MatchRule(sender: "org.bluez"), bufferSize: 200_000)
         let storage = self.storage
         task = Task {

@@ -17,12 +17,14 @@ final class SimulatorHarness: Sendable {
     /// Starts on a fresh bus; `timing` scales the scenario's latencies.
     init(
         _ scenario: Scenario = TestScenarios.small, timing: Double = 0.01,
-        options: SimulatorOptions = SimulatorOptions()
+        options: SimulatorOptions = SimulatorOptions(), recording: Bool = true
     ) async throws {
         bus = try TestBus()
         server = try await bus.connect()
         client = try await bus.connect()
-        signals = try await SignalRecorder(client)
+        // The recorder listens on a connection of its own, so that tests
+        // measuring throughput can leave it out.
+        signals = try await SignalRecorder(recording ? client : nil)
         var world = scenario
         world.timing = timing
         simulator = try await SimulatedBlueZ.start(on: server, scenario: world, options: options)
