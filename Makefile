@@ -13,7 +13,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin 
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test
+.PHONY: deps build test scale-sim
 
 ## Install the Debian packages that are missing (nothing when all are there).
 deps:
@@ -31,3 +31,9 @@ build: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## The simulator's scale tests (1,000 advertisers, 20,000 notifications/s),
+## in a release build; they print their figures.
+scale-sim: deps
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing
+	BLUEZ_SIM_SCALE=1 $(SWIFT) test -c release -Xswiftc -enable-testing --skip-build --filter BlueZSimulatorTests.ScaleTests

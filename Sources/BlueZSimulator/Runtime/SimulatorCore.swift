@@ -78,13 +78,16 @@ actor SimulatorCore {
         clock?.cancel()
         clock = nil
         if bus.isConnected { try await bus.releaseName(Self.busName) }
-        let paired = devices.values.filter { $0.paired || $0.trusted }.map(\.path)
+        // Bonds and trust are in bluetoothd's storage: they survive.
+        let stored = devices.values.map { ($0.spec.address, $0.paired, $0.trusted) }
         removeAllObjects()
         var scenario = self.scenario
         for index in scenario.devices.indices {
-            let device = scenario.devices[index]
-            let path = devicePath(device)
-            if let path, paired.contains(path) { scenario.devices[index].paired = true }
+            guard let (_, paired, trusted) = stored.first(where: { $0.0 == scenario.devices[index].address }) else {
+                continue
+            }
+            scenario.devices[index].paired = paired
+            scenario.devices[index].trusted = trusted
         }
         self.scenario = scenario
         try exportRoot()

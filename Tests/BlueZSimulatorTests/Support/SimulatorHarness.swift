@@ -91,7 +91,9 @@ final class SimulatorHarness: Sendable {
 
     /// Discovers until `path` is on the bus.
     func discover(_ path: ObjectPath) async throws {
-        try await startDiscovery()
+        if try await property(Self.adapter, "org.bluez.Adapter1", "Discovering")?.bool != true {
+            try await startDiscovery()
+        }
         try await waitUntil("\(path) appears") { try await self.managedPaths().contains(path) }
     }
 
