@@ -32,10 +32,14 @@ import Testing
         try await harness.call(strap, "org.bluez.Device1", "Pair")
         try await harness.discover(beacon)
         try await harness.simulator.restart()
+        // The name goes (new owner "") and comes back. (The stream may also
+        // hold the first acquisition, which reached this connection
+        // through the recorder's owner tracking: skip to the loss.)
         var iterator = owners.makeAsyncIterator()
-        let lost = try #require(try await iterator.next())
+        var lost = try #require(try await iterator.next())
+        while lost.body[2].string != "" { lost = try #require(try await iterator.next()) }
         let regained = try #require(try await iterator.next())
-        #expect(lost.body[2].string == "" && regained.body[1].string == "")
+        #expect(lost.body[1].string == harness.server.uniqueName.rawValue && regained.body[1].string == "")
         #expect(regained.body[2].string == harness.server.uniqueName.rawValue)
         // The bond survives (from storage), the connection and the discovered beacon do not.
         let paths = try await harness.managedPaths()

@@ -101,6 +101,12 @@ import Testing
         let harness = try await SimulatorHarness()
         defer { Task { await harness.close() } }
         try await harness.set(adapter, "org.bluez.Adapter1", "Powered", .boolean(false))
+        // bluetoothd's one signal for it, Discovering included.
+        try await waitUntil("Powered false is announced with Discovering") {
+            harness.signals.changes(at: adapter, "org.bluez.Adapter1").contains {
+                $0.changed["Powered"]?.bool == false && $0.changed["Discovering"]?.bool == false
+            }
+        }
         let notReady = DBusError(ErrorName(unchecked: "org.bluez.Error.NotReady"), "Resource Not Ready")
         #expect(await harness.error(adapter, adapterInterface, "StartDiscovery") == notReady)
         #expect(await harness.error(adapter, adapterInterface, "StopDiscovery") == notReady)

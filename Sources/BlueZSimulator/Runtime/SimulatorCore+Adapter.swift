@@ -40,7 +40,7 @@ extension SimulatorCore {
     }
 
     /// Powering off ends every discovery session and every connection of
-    /// the adapter (the server then stores and announces `Powered`).
+    /// the adapter and forgets the devices that were only discovered.
     func setPowered(_ path: ObjectPath, _ powered: Bool) throws(DBusError) {
         let adapter = try adapter(at: path)
         guard adapter.powered != powered else { return }
@@ -49,16 +49,18 @@ extension SimulatorCore {
         for device in devices.values where device.adapter == adapter.spec.id && (device.connected || device.connecting) {
             dropConnection(device)
         }
-        if adapter.isDiscovering {
-            adapter.discoveryClients.removeAll()
-            adapter.filters.removeAll()
-            discoveryStopped(adapter)
-        }
-        // bluetoothd forgets the devices it only discovered (seen in the VM
-        // rig: the object is gone right after Powered turns false).
+        adapter.discoveryClients.removeAll()
+        adapter.filters.removeAll()
+        invalidateSightings(adapter)
+        // bluetoothd forgets the devices it only discovered, then announces
+        // `Powered: false, Discovering: false` in one signal (both seen in
+        // the VM rig, Discovering even when it was already false). The
+        // generic Set path then repeats `Powered: false`.
         for device in devices.values where device.adapter == adapter.spec.id && device.exported && device.isTemporary {
             unexport(device)
         }
+        try? bus.objects.update(
+            ["Powered": .boolean(false), "Discovering": .boolean(false)], of: "org.bluez.Adapter1", at: adapter.path)
     }
 
     // MARK: Discovery
@@ -108,6 +110,13 @@ extension SimulatorCore {
     /// before `Discovering` turns false), and the devices it will forget
     /// start their TemporaryTimeout from their last sighting.
     func discoveryStopped(_ adapter: AdapterState) {
+        invalidateSightings(adapter)
+        try? bus.objects.update(["Discovering": .boolean(false)], of: "org.bluez.Adapter1", at: adapter.path)
+    }
+
+    /// Stops the adapter's advertising reports and invalidates the RSSI
+    /// (and TxPower) of the devices it had heard.
+    func invalidateSightings(_ adapter: AdapterState) {
         for device in devices.values where device.adapter == adapter.spec.id {
             device.advertisingGeneration &+= 1
             guard device.exported, device.reportedRSSI != nil else { continue }
@@ -116,7 +125,6 @@ extension SimulatorCore {
             if device.spec.txPower != nil { invalidated.append("TxPower") }
             try? bus.objects.update([:], of: "org.bluez.Device1", at: device.path, invalidating: invalidated)
         }
-        try? bus.objects.update(["Discovering": .boolean(false)], of: "org.bluez.Adapter1", at: adapter.path)
     }
 
     /// `remove_device`: DoesNotExist for a path that is not one of the

@@ -51,8 +51,12 @@ extension SimulatorCore {
 
     func controlSetPowered(_ powered: Bool, adapter id: String) throws {
         guard let adapter = adapters[id] else { throw SimulatorError("no adapter \(id)") }
+        let wasPowered = adapter.powered
         try setPowered(adapter.path, powered)
-        try bus.objects.update(["Powered": .boolean(powered)], of: "org.bluez.Adapter1", at: adapter.path)
+        // Powering off announced itself; powering on is announced here.
+        if powered, !wasPowered {
+            try bus.objects.update(["Powered": .boolean(true)], of: "org.bluez.Adapter1", at: adapter.path)
+        }
     }
 
     func exportedAddresses() -> [DeviceAddress] {
