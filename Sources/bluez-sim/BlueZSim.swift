@@ -16,7 +16,7 @@ struct BlueZSim: AsyncParsableCommand {
 
             Point real tools at it through the system-bus variable:
 
-              dbus-daemon --session --print-address --fork   # or any private bus
+              ADDRESS=$(dbus-daemon --session --print-address --fork)   # a private bus
               bluez-sim --bus "$ADDRESS" &
               DBUS_SYSTEM_BUS_ADDRESS="$ADDRESS" bluetoothctl
               DBUS_SYSTEM_BUS_ADDRESS="$ADDRESS" busctl --system tree org.bluez
@@ -32,12 +32,18 @@ struct BlueZSim: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A scenario file (YAML or JSON).", valueName: "file"))
     var scenario: String?
 
-    @Option(name: .long, help: "Scale every latency (connect, resolve, pair) by this factor; overrides the scenario's timing.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Scale every latency (connect, resolve, pair, expiry) by this factor; overrides the scenario's timing.",
+            valueName: "factor"))
     var timing: Double?
 
     @Option(
         name: .long,
-        help: "When to emit PropertiesChanged(Connected=true): always, never (as a real bluetoothd often does), or a probability 0...1.")
+        help: ArgumentHelp(
+            "When to emit PropertiesChanged(Connected=true): always, never (as a real bluetoothd often does), or a probability 0...1.",
+            valueName: "when"))
     var connectedSignal: String = "always"
 
     @Flag(name: .long, help: "Serve bluetoothd's experimental properties too (AdvertisingFlags, AdvertisingData), as bluetoothd -E.")

@@ -115,6 +115,35 @@ import Testing
         try await waitUntil("and back") { harness.signals.added.filter { $0 == beacon }.count >= 2 }
     }
 
+    @Test func removingAConnectedDeviceDisconnectsItFirst() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.connect(strap)
+        // (A discovery still running would find it again at once.)
+        try await harness.stopDiscovery()
+        try await harness.call(SimulatorHarness.adapter, "org.bluez.Adapter1", "RemoveDevice", [.objectPath(strap)])
+        #expect(try await !harness.managedPaths().contains(strap))
+        try await waitUntil("the device is removed") { harness.signals.removed.last == strap }
+        let events = harness.signals.all.compactMap { message -> String? in
+            guard message.path == strap || message.body.first?.objectPath == strap else { return nil }
+            if message.member == "InterfacesRemoved" { return (message.body[1].strings ?? []).joined(separator: ",") }
+            if message.body.count > 1, message.body[1].vardict?["Connected"]?.bool == false { return "disconnected" }
+            return nil
+        }
+        #expect(events.suffix(3) == ["org.bluez.Battery1", "disconnected", "org.bluez.Device1"])
+    }
+
+    @Test func aTrustedDiscoveredDeviceIsStillForgottenAtPowerOff() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let plug = try ObjectPath(TestScenarios.plugPath)
+        try await harness.discover(plug)
+        try await harness.set(plug, "org.bluez.Device1", "Trusted", .boolean(true))
+        try await harness.set(SimulatorHarness.adapter, "org.bluez.Adapter1", "Powered", .boolean(false))
+        #expect(try await !harness.managedPaths().contains(plug))
+    }
+
     @Test func pairingBondsAndCannotBeDoneTwice() async throws {
         let harness = try await SimulatorHarness()
         defer { Task { await harness.close() } }

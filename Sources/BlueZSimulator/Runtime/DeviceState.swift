@@ -50,6 +50,7 @@ final class DeviceState {
         rssi = spec.rssi
         paired = spec.paired
         trusted = spec.trusted
+        stored = spec.paired || spec.trusted
         blocked = spec.blocked
         database = GATTDatabase([GATTDatabase.genericAttribute] + spec.services, firstHandle: 0x0008)
         characteristics = database.characteristics.map { CharacteristicModel($0.spec) }
@@ -60,9 +61,18 @@ final class DeviceState {
         }
     }
 
-    /// bluetoothd removes a device that is neither connected, paired nor
-    /// trusted some time after it was last seen (TemporaryTimeout).
-    var isTemporary: Bool { !connected && !connecting && !paired && !trusted }
+    /// Loaded from storage (the scenario's paired or trusted devices), so
+    /// not temporary.
+    var stored: Bool
+    /// Notification sessions whose CCC write is still in flight.
+    var pendingNotify: Set<Int> = []
+
+    /// bluetoothd removes a temporary device TemporaryTimeout after it was
+    /// last seen, and when the adapter powers off: one that is neither
+    /// connected, bonded nor loaded from storage. Setting Trusted on a
+    /// discovered device does not keep it (seen in the VM rig: a trusted,
+    /// discovered device went with the power).
+    var isTemporary: Bool { !connected && !connecting && !paired && !stored }
 
     /// The advertisement this device would send now.
     func report(jitter: Int16) -> AdvertisingReport {

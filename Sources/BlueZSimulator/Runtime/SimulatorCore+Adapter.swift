@@ -128,15 +128,23 @@ extension SimulatorCore {
     }
 
     /// `remove_device`: DoesNotExist for a path that is not one of the
-    /// adapter's devices; a connected device is disconnected first.
-    func removeDevice(adapter path: ObjectPath, _ devicePath: ObjectPath) throws(DBusError) {
+    /// adapter's devices. A connected device is disconnected first: its
+    /// Battery1 goes at once, the link about 1.9 s later (bluetoothd's
+    /// disconnect timer; seen in the VM rig), then the objects.
+    func removeDevice(adapter path: ObjectPath, _ devicePath: ObjectPath) async throws(DBusError) {
         let adapter = try adapter(at: path)
         guard let device = devices[devicePath], device.adapter == adapter.spec.id, device.exported else {
             throw BluetoothdError.doesNotExist
         }
+        if device.connected {
+            bus.objects.remove([Self.batteryInterface], at: device.path)
+            await sleep(scaled: 1.9)
+            guard devices[devicePath] === device, device.exported else { return }
+        }
         if device.connected || device.connecting { dropConnection(device) }
         device.paired = false
         device.trusted = false
+        device.stored = false
         unexport(device)
     }
 }

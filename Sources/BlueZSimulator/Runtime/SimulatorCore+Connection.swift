@@ -90,6 +90,7 @@ extension SimulatorCore {
         guard device.connected else { return }
         device.connected = false
         device.notifySessions.removeAll()
+        device.pendingNotify.removeAll()
         device.servicesResolved = false
         // The GATT objects stay (bluetoothd keeps the attribute cache while
         // the device object lives; reads then fail with "Not connected");

@@ -2,17 +2,29 @@ import DBus
 
 extension SimulatorCore {
     /// GattCharacteristic1.StartNotify (`characteristic_start_notify`):
-    /// NotSupported without notify/indicate; one session per client.
-    func startNotify(_ path: ObjectPath, client: BusName?) throws(DBusError) {
+    /// NotSupported without notify/indicate; one session per client. The
+    /// first session writes the CCC (a round trip to the peripheral); a
+    /// second StartNotify from the same client meanwhile is InProgress "In
+    /// Progress", afterwards it succeeds (both seen in the VM rig).
+    func startNotify(_ path: ObjectPath, client: BusName?) async throws(DBusError) {
         let (device, index) = try characteristic(at: path)
         guard device.database.characteristics[index].notifies else { throw BluetoothdError.notSupported }
         let client = client ?? BusName(unchecked: ":0.0")
-        // One session per client: a second StartNotify is InProgress "In
-        // Progress" (seen in the VM rig).
-        if device.notifySessions[index]?.contains(client) == true { throw BluetoothdError.inProgress }
+        if device.notifySessions[index]?.contains(client) == true {
+            if device.pendingNotify.contains(index) { throw BluetoothdError.inProgress }
+            return
+        }
         guard device.connected else { throw BluetoothdError.failed("Not connected") }
         device.notifySessions[index, default: []].insert(client)
-        if device.notifySessions[index]?.count == 1 { setNotifying(device, index, true) }
+        guard device.notifySessions[index]?.count == 1 else { return }
+        device.pendingNotify.insert(index)
+        let generation = device.connectionGeneration
+        await sleep(scaled: 0.05)
+        device.pendingNotify.remove(index)
+        guard device.connectionGeneration == generation, device.notifySessions[index] != nil else {
+            throw BluetoothdError.failed("Not connected")
+        }
+        setNotifying(device, index, true)
     }
 
     /// GattCharacteristic1.StopNotify: Failed "No notify session started"
@@ -44,7 +56,9 @@ extension SimulatorCore {
     /// A notification or indication from the peripheral: bluetoothd sets
     /// the Value property and flushes one PropertiesChanged per value.
     func notify(_ device: DeviceState, _ index: Int, _ bytes: [UInt8]) {
-        guard device.connected, device.notifySessions[index] != nil, let path = characteristicPath(device, index)
+        // The peripheral sends nothing before its CCC is written.
+        guard device.connected, device.notifySessions[index] != nil, !device.pendingNotify.contains(index),
+            let path = characteristicPath(device, index)
         else { return }
         try? bus.objects.update(["Value": .bytes(bytes)], of: Self.characteristicInterface, at: path)
         counters.notifications += 1
