@@ -18,13 +18,17 @@ import Testing
         let paths = try await harness.managedPaths().map(\.rawValue)
         #expect(paths.contains(strap.rawValue + "/service0008/char0009"))  // Service Changed
         #expect(paths.contains(strap.rawValue + "/service000c/char000d/desc000f"))  // 2a37's CCC
-        // Objects before ServicesResolved, and Battery1 from the battery plugin.
+        // Objects before ServicesResolved (with UUIDs, in one signal), and
+        // Battery1 from the battery plugin.
         let signals = harness.signals.all
         let resolvedAt = signals.firstIndex {
             $0.path == strap && $0.body.count > 1 && $0.body[1].vardict?["ServicesResolved"]?.bool == true
         }
-        let lastAdded = signals.lastIndex { $0.member == "InterfacesAdded" }
-        #expect(try #require(resolvedAt) > (try #require(lastAdded)))
+        let lastObject = signals.lastIndex { $0.member == "InterfacesAdded" && $0.body.first?.objectPath != strap }
+        let battery = signals.lastIndex { $0.member == "InterfacesAdded" && $0.body.first?.objectPath == strap }
+        #expect(try #require(resolvedAt) > (try #require(lastObject)))
+        #expect(try #require(battery) > (try #require(resolvedAt)))
+        #expect(signals[try #require(resolvedAt)].body[1].vardict?["UUIDs"] != nil)
         #expect(try await harness.property(strap, "org.bluez.Battery1", "Percentage")?.byte == 87)
         let uuids = try await harness.property(strap, "org.bluez.Device1", "UUIDs")?.strings ?? []
         #expect(uuids.contains("0000180f-0000-1000-8000-00805f9b34fb") && uuids.contains("00001800-0000-1000-8000-00805f9b34fb"))

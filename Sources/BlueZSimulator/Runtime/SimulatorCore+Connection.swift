@@ -60,13 +60,13 @@ extension SimulatorCore {
     /// ServicesResolved turns true.
     func resolveServices(_ path: ObjectPath, generation: UInt64) {
         guard let device = devices[path], device.connected, device.connectionGeneration == generation else { return }
-        // Observed order: the GATT objects (one InterfacesAdded each), the
-        // Device1 UUIDs, the Battery1 interface, ServicesResolved.
+        // Observed order (VM rig, dbus-monitor): the GATT objects (one
+        // InterfacesAdded each), then one PropertiesChanged with UUIDs and
+        // ServicesResolved, then the battery plugin's Battery1.
         exportGATT(device)
         device.servicesResolved = true
-        updateDevice(device, ["UUIDs": .strings(deviceUUIDs(device))])
+        updateDevice(device, ["UUIDs": .strings(deviceUUIDs(device)), "ServicesResolved": .boolean(true)])
         exportBattery(device)
-        updateDevice(device, ["ServicesResolved": .boolean(true)])
         startTicks(device)
     }
 
