@@ -137,6 +137,9 @@ extension SimulatorCore {
             throw BluetoothdError.doesNotExist
         }
         if device.connected {
+            // device_remove cancels a service discovery still running:
+            // ServicesResolved will not come for this connection.
+            if !device.servicesResolved { device.connectionGeneration &+= 1 }
             bus.objects.remove([Self.batteryInterface], at: device.path)
             await sleep(scaled: 1.9)
             guard devices[devicePath] === device, device.exported else { return }
