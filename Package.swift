@@ -34,6 +34,14 @@ let package = Package(
             ]
         ),
         .target(name: "BlueZ"),
+        .target(
+            name: "GatewayAPI",
+            dependencies: [
+                "HTTPServer", "BlueZ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
@@ -42,6 +50,7 @@ let package = Package(
             dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
+        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
