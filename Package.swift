@@ -33,7 +33,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "BlueZ"),
+        .target(name: "BlueZ", dependencies: ["DBus"]),
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
