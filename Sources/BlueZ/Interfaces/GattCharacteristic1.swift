@@ -9,6 +9,7 @@ enum GattCharacteristic1 {
             let service = properties["Service"]?.objectPath ?? path.parent
         else { return nil }
         var characteristic = GATTCharacteristic(path: path, servicePath: service, uuid: uuid)
+        characteristic.handle = handle(fromPath: path)
         apply(properties, to: &characteristic)
         return characteristic
     }

@@ -9,6 +9,7 @@ enum GattDescriptor1 {
             let characteristic = properties["Characteristic"]?.objectPath ?? path.parent
         else { return nil }
         var descriptor = GATTDescriptor(path: path, characteristicPath: characteristic, uuid: uuid)
+        descriptor.handle = handle(fromPath: path)
         apply(properties, to: &descriptor)
         return descriptor
     }

@@ -9,6 +9,7 @@ enum GattService1 {
             let device = properties["Device"]?.objectPath ?? path.parent
         else { return nil }
         var service = GATTService(path: path, devicePath: device, uuid: uuid)
+        service.handle = handle(fromPath: path)
         apply(properties, to: &service)
         return service
     }

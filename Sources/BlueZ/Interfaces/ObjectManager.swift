@@ -28,3 +28,15 @@ enum ObjectManager {
         return result
     }
 }
+
+/// The attribute handle in a GATT object's path: bluetoothd 5.66 names
+/// client objects by handle (`service%04x`, `char%04x`, `desc%04x` in
+/// src/gatt-client.c) and, without -E, exports no `Handle` property for
+/// them (seen in the VM recording), so the path is where the handle is.
+func handle(fromPath path: ObjectPath) -> UInt16? {
+    let element = path.lastElement
+    for prefix in ["service", "char", "desc"] where element.hasPrefix(prefix) {
+        return UInt16(element.dropFirst(prefix.count), radix: 16)
+    }
+    return nil
+}
