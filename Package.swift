@@ -8,10 +8,14 @@ let package = Package(
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
+        .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
+        .executable(name: "bluez-sim", targets: ["bluez-sim"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(
@@ -33,7 +37,16 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "BlueZ"),
+        .target(name: "BlueZ", dependencies: ["DBus"]),
+        // The simulator is an independent reading of bluetoothd: it must not
+        // depend on the BlueZ client module, so a bug shared by both cannot hide.
+        .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
+        .executableTarget(
+            name: "bluez-sim",
+            dependencies: [
+                "BlueZSimulator", "DBus", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .target(
             name: "GatewayAPI",
             dependencies: [
@@ -49,7 +62,14 @@ let package = Package(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "DBus"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "BlueZIntegrationTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+        ),
+        .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
     ],
     swiftLanguageModes: [.v6]

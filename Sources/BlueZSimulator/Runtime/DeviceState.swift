@@ -1,0 +1,77 @@
+import DBus
+
+/// One simulated peripheral: the radio side (is it in range, what does it
+/// advertise, how will its next connection go) and bluetoothd's view of it
+/// (is there a Device1 object, connected, paired, which GATT objects).
+final class DeviceState {
+    var spec: Scenario.Device
+    let adapter: String
+    let path: ObjectPath
+
+    // The radio side.
+    var inRange = true
+    var connectFailuresLeft: Int
+    var advertisements: UInt64 = 0
+    var rssi: Int16
+    var characteristics: [CharacteristicModel] = []
+    let database: GATTDatabase
+
+    // bluetoothd's view.
+    var exported = false
+    var reportedRSSI: Int16?
+    var reportedManufacturerData: [UInt16: [UInt8]] = [:]
+    var reportedServiceData: [GATTUUID: [UInt8]] = [:]
+    var connected = false
+    var connecting = false
+    var pairing = false
+    var servicesResolved = false
+    var paired: Bool
+    var trusted: Bool
+    var blocked: Bool
+    /// Bumped whenever a connection starts or ends, so that delayed work of
+    /// an older connection (service resolution) can tell it is stale.
+    var connectionGeneration: UInt64 = 0
+    /// Bumped whenever the device is seen, so that only the latest expiry
+    /// timer removes it.
+    var sightingGeneration: UInt64 = 0
+    var advertisingGeneration: UInt64 = 0
+    var rangeGeneration: UInt64 = 0
+    /// Notification sessions: characteristic index → clients (unique names).
+    var notifySessions: [Int: Set<BusName>] = [:]
+
+    init(spec: Scenario.Device, adapter: String, path: ObjectPath) {
+        self.spec = spec
+        self.adapter = adapter
+        self.path = path
+        connectFailuresLeft = spec.connection.failures
+        rssi = spec.rssi
+        paired = spec.paired
+        trusted = spec.trusted
+        blocked = spec.blocked
+        database = GATTDatabase([GATTDatabase.genericAttribute] + spec.services, firstHandle: 0x0008)
+        characteristics = database.characteristics.map { CharacteristicModel($0.spec) }
+    }
+
+    /// bluetoothd removes a device that is neither connected, paired nor
+    /// trusted some time after it was last seen (TemporaryTimeout).
+    var isTemporary: Bool { !connected && !connecting && !paired && !trusted }
+
+    /// The advertisement this device would send now.
+    func report(jitter: Int16) -> AdvertisingReport {
+        AdvertisingReport(
+            address: spec.address, name: spec.name, rssi: max(-127, min(20, rssi + jitter)),
+            txPower: spec.txPower, uuids: spec.advertising.uuids, flags: spec.advertising.flags)
+    }
+
+    /// The manufacturer data of the current advertisement: with `counter`
+    /// set, the last byte of each entry is the advertisement count.
+    var manufacturerData: [UInt16: [UInt8]] {
+        guard spec.advertising.counter else { return spec.advertising.manufacturerData }
+        return spec.advertising.manufacturerData.mapValues { data in
+            guard !data.isEmpty else { return data }
+            var bytes = data
+            bytes[bytes.count - 1] = UInt8(truncatingIfNeeded: advertisements)
+            return bytes
+        }
+    }
+}

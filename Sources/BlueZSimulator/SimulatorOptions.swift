@@ -1,0 +1,39 @@
+/// How the simulator departs from (or reproduces) details of the real
+/// daemon. The defaults are bluetoothd 5.66 as Debian 12 ships it.
+public struct SimulatorOptions: Sendable {
+    /// Whether `PropertiesChanged(Connected=true)` is emitted after a
+    /// connection. The real bluetoothd often does not emit it (a race seen
+    /// in 7 of 9 runs in the VM rig, see ../shared/bluez-vm/README.md):
+    /// clients must rely on `Connect()` returning, a `Get` of `Connected`
+    /// and `ServicesResolved`. The property's value is correct either way.
+    public enum ConnectedSignal: Sendable, Hashable {
+        /// Always emitted (a well-behaved daemon).
+        case always
+        /// Never emitted (the race lost every time).
+        case never
+        /// Emitted with this probability, from the seeded generator.
+        case sometimes(Double)
+    }
+
+    public var connectedSignal: ConnectedSignal
+    /// bluetoothd's `-E`: also serve the experimental Device1 properties
+    /// (`AdvertisingFlags`, `AdvertisingData`), absent from a stock 5.66.
+    public var experimental: Bool
+    /// Seconds a device that is neither connected, paired nor trusted stays
+    /// after it was last seen (main.conf `TemporaryTimeout`, 30 by
+    /// default); scaled by the scenario's `timing`.
+    public var temporaryTimeout: Double
+    /// The seed of the random generator behind RSSI jitter, heart-rate
+    /// variation and `ConnectedSignal.sometimes`.
+    public var seed: UInt64
+
+    public init(
+        connectedSignal: ConnectedSignal = .always, experimental: Bool = false, temporaryTimeout: Double = 30,
+        seed: UInt64 = 0x5EED
+    ) {
+        self.connectedSignal = connectedSignal
+        self.experimental = experimental
+        self.temporaryTimeout = temporaryTimeout
+        self.seed = seed
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import BlueZSimulator
+import DBus
+import Glibc
+
+@main
+struct BlueZSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bluez-sim",
+        abstract: "Serve a simulated BlueZ 5.66 (org.bluez) on a D-Bus bus.",
+        discussion: """
+            bluez-sim takes the name org.bluez on the bus at ADDRESS and serves the adapters, \
+            devices and GATT databases of a scenario, as bluetoothd 5.66 would: discovery with \
+            filters, advertisements, connections, pairing, reads, writes and notifications, with \
+            bluetoothd's error names and messages.
+
+            Point real tools at it through the system-bus variable:
+
+              dbus-daemon --session --print-address --fork   # or any private bus
+              bluez-sim --bus "$ADDRESS" &
+              DBUS_SYSTEM_BUS_ADDRESS="$ADDRESS" bluetoothctl
+              DBUS_SYSTEM_BUS_ADDRESS="$ADDRESS" busctl --system tree org.bluez
+
+            Without --scenario it serves the built-in demo (a heart-rate strap, a thermometer, \
+            a smart plug and a beacon); --print-default-scenario prints it as YAML, a start for \
+            your own. The format is in docs/scenarios.md. It runs until SIGINT or SIGTERM.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The D-Bus address of the bus to serve on.", valueName: "address"))
+    var bus: String?
+
+    @Option(name: .long, help: ArgumentHelp("A scenario file (YAML or JSON).", valueName: "file"))
+    var scenario: String?
+
+    @Option(name: .long, help: "Scale every latency (connect, resolve, pair) by this factor; overrides the scenario's timing.")
+    var timing: Double?
+
+    @Option(
+        name: .long,
+        help: "When to emit PropertiesChanged(Connected=true): always, never (as a real bluetoothd often does), or a probability 0...1.")
+    var connectedSignal: String = "always"
+
+    @Flag(name: .long, help: "Serve bluetoothd's experimental properties too (AdvertisingFlags, AdvertisingData), as bluetoothd -E.")
+    var experimental = false
+
+    @Flag(name: .long, help: "Print the built-in default scenario as YAML and exit.")
+    var printDefaultScenario = false
+
+    func validate() throws {
+        if !printDefaultScenario && bus == nil { throw ValidationError("--bus ADDRESS is required") }
+        if let timing, !(timing >= 0) { throw ValidationError("--timing must be 0 or more") }
+        _ = try parsedConnectedSignal()
+    }
+
+    func run() async throws {
+        // Line-buffered, so that whoever started us sees each line at once.
+        setvbuf(stdout, nil, _IOLBF, 0)
+        if printDefaultScenario {
+            print(Scenario.defaultYAML, terminator: "")
+            return
+        }
+        var world = Scenario.default
+        if let scenario {
+            do {
+                world = try Scenario.load(path: scenario)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+        if let timing { world.timing = timing }
+        let options = SimulatorOptions(connectedSignal: try parsedConnectedSignal(), experimental: experimental)
+        let simulator = try await SimulatedBlueZ.start(address: bus ?? "", scenario: world, options: options)
+        print("bluez-sim: serving org.bluez with \(world.adapters.count) adapter(s), \(world.devices.count) device(s)")
+        await SignalWaiter.waitForTermination()
+        await simulator.stop()
+    }
+
+    private func parsedConnectedSignal() throws -> SimulatorOptions.ConnectedSignal {
+        switch connectedSignal {
+        case "always": return .always
+        case "never": return .never
+        default:
+            guard let probability = Double(connectedSignal), (0...1).contains(probability) else {
+                throw ValidationError("--connected-signal is always, never or a probability between 0 and 1")
+            }
+            return .sometimes(probability)
+        }
+    }
+}
