@@ -112,7 +112,22 @@ extension Central {
             _ = await racer.value
             throw BlueZError.wrapping(error)
         }
+        await awaitGATTObjects(path, deadline: deadline)
         return try device(address, path: path)
+    }
+
+    /// bluetoothd 5.66 flushes each object's D-Bus changes from an idle
+    /// callback of its own, so the device's `ServicesResolved=true` can go
+    /// out before the `InterfacesAdded` of its GATT objects (gdbus/object.c,
+    /// `add_pending` / `process_changes`; seen in the VM as a read right
+    /// after connect finding no characteristic). Before sending any reply it
+    /// flushes every pending change (`g_dbus_flush`), and this connection
+    /// applies signals before it delivers a later reply: so after one round
+    /// trip to bluetoothd the mirror holds the whole GATT tree.
+    private func awaitGATTObjects(_ path: ObjectPath, deadline: ContinuousClock.Instant) async {
+        _ = try? await call(
+            path, ObjectManager.properties, "Get", [.string(Device1.interface.rawValue), .string("ServicesResolved")],
+            deadline: min(deadline, .now + .seconds(2)))
     }
 
     /// Waits for the connection's outcome. At the deadline, asks once

@@ -3,44 +3,21 @@ import DBus
 // The mirror's engine: bluetoothd's signals in, reducer steps, events out.
 
 extension Central {
-    /// Applies bluetoothd's signals in arrival order. A consumer that fell
-    /// too far behind (the stream's buffer overflowed) has lost signals: it
-    /// subscribes again and rebuilds the mirror, the one case besides a
-    /// bluetoothd restart where GetManagedObjects is called again.
-    func consume(_ initial: AsyncThrowingStream<Message, any Error>) async {
-        var signals = initial
-        while !Task.isCancelled {
-            do {
-                for try await message in signals {
-                    guard let signal = TreeSignal(message) else { continue }
-                    apply(signal)
-                }
-                return
-            } catch let error as DBusError where error.name == .limitsExceeded {
-                guard let again = try? await connection.signals(matching: Self.bluezRule) else { return }
-                signals = again
-                await rebuild()
-            } catch {
-                // The bus connection is gone: so is bluetoothd, for us.
-                vanish(BlueZError.wrapping(error))
-                return
-            }
+    /// `org.bluez` changed hands (on the connection's thread, in order with
+    /// bluetoothd's signals): bluetoothd stopping empties the mirror;
+    /// bluetoothd (re)starting rebuilds it, and its signals from now on wait
+    /// for the rebuild.
+    func ownerChanged(_ message: Message) {
+        guard message.body.count == 3, let old = message.body[1].string, let new = message.body[2].string else {
+            return
         }
-    }
-
-    /// Follows `org.bluez` changing hands: bluetoothd stopping empties the
-    /// mirror; bluetoothd (re)starting rebuilds it.
-    func followOwner(_ changes: AsyncThrowingStream<Message, any Error>) async {
-        do {
-            for try await message in changes {
-                guard message.body.count == 3, let old = message.body[1].string, let new = message.body[2].string
-                else { continue }
-                if !old.isEmpty {
-                    vanish(BlueZError(.adapterUnavailable, "bluetoothd stopped"))
-                }
-                if !new.isEmpty { await rebuild() }
-            }
-        } catch {}
+        if !old.isEmpty {
+            vanish(BlueZError(.adapterUnavailable, "bluetoothd stopped"))
+        }
+        if !new.isEmpty {
+            let generation = beginRebuild()
+            Task { await self.completeRebuild(generation) }
+        }
     }
 
     /// One reducer step and its consequences.
@@ -62,11 +39,21 @@ extension Central {
     /// mirror, then applies the signals that arrived meanwhile and restores
     /// what consumers asked for (discovery, notifications).
     func rebuild() async {
-        let generation = state.withLock { state -> UInt64 in
+        await completeRebuild(beginRebuild())
+    }
+
+    /// Starts queueing signals for a rebuild; returns its generation.
+    func beginRebuild() -> UInt64 {
+        state.withLock { state -> UInt64 in
             state.rebuildGeneration += 1
             state.rebuildQueue = []
             return state.rebuildGeneration
         }
+    }
+
+    /// Reads bluetoothd's objects and replaces the mirror with them, unless
+    /// a newer rebuild (or bluetoothd vanishing) overtook this one.
+    func completeRebuild(_ generation: UInt64) async {
         let result: Result<Value, any Error>
         do {
             let reply = try await connection.call(

@@ -31,7 +31,8 @@ public final class Central: Sendable {
     let state = Mutex(CentralState())
     /// Operations per device path, and discovery changes per adapter path.
     let lanes = KeyedSerialQueue<ObjectPath>()
-    let tasks = Mutex<[Task<Void, Never>]>([])
+    /// The handlers of bluetoothd's signals and of its name changing hands.
+    let subscriptions = Mutex<[SignalSubscription]>([])
 
     /// Tunables, with defaults fit for a gateway.
     public struct Options: Sendable {
@@ -58,7 +59,7 @@ public final class Central: Sendable {
     }
 
     deinit {
-        for task in tasks.withLock({ $0 }) { task.cancel() }
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
     }
 
     /// Subscribes to bluetoothd's signals, then reads its objects once with
@@ -73,12 +74,21 @@ public final class Central: Sendable {
         guard !alreadyStarted else { return }
         do {
             // The rules are on the bus before GetManagedObjects is sent, so
-            // nothing that changes in between is missed.
-            let owners = try await connection.signals(matching: Self.nameOwnerRule)
-            let signals = try await connection.signals(matching: Self.bluezRule)
-            let signalTask = Task { [weak self] () async -> Void in await self?.consume(signals) }
-            let ownerTask = Task { [weak self] () async -> Void in await self?.followOwner(owners) }
-            tasks.withLock { $0 += [signalTask, ownerTask] }
+            // nothing that changes in between is missed. Signals are applied
+            // on the connection's thread as they arrive: the mirror then
+            // reflects every signal bluetoothd sent before any reply that a
+            // caller is awaiting (see `connect`'s barrier).
+            let owners = try await connection.addSignalHandler(matching: Self.nameOwnerRule) { [weak self] message in
+                self?.ownerChanged(message)
+            }
+            let signals = try await connection.addSignalHandler(
+                matching: Self.bluezRule,
+                ended: { [weak self] error in self?.vanish(BlueZError.wrapping(error)) }
+            ) { [weak self] message in
+                guard let self, let signal = TreeSignal(message) else { return }
+                self.apply(signal)
+            }
+            subscriptions.withLock { $0 += [owners, signals] }
         } catch {
             state.withLock { $0.started = false }
             throw BlueZError.wrapping(error)
@@ -131,7 +141,7 @@ public final class Central: Sendable {
             return effects
         }
         perform(effects)
-        for task in tasks.withLock({ $0 }) { task.cancel() }
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
     }
 
     /// A stream of everything that happens, for as long as it is consumed.
