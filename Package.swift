@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
+        .executable(name: "blegateway", targets: ["blegateway"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -53,6 +54,14 @@ let package = Package(
                 "HTTPServer", "BlueZ",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "blegateway",
+            dependencies: [
+                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

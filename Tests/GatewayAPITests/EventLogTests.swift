@@ -14,9 +14,9 @@ import Testing
         let all = StreamWriter()
         let device = StreamWriter()
         let notifications = StreamWriter()
-        _ = log.subscribe(all, filter: EventFilter())
-        _ = log.subscribe(device, filter: EventFilter(device: "AA:BB:CC:DD:EE:01"))
-        _ = log.subscribe(notifications, filter: EventFilter(types: ["notification"]))
+        log.subscribe(all, id: log.makeSubscriberID(), filter: EventFilter())
+        log.subscribe(device, id: log.makeSubscriberID(), filter: EventFilter(device: "AA:BB:CC:DD:EE:01"))
+        log.subscribe(notifications, id: log.makeSubscriberID(), filter: EventFilter(types: ["notification"]))
 
         #expect(log.publish(type: "device-discovered", device: "AA:BB:CC:DD:EE:01", data: "{}") == 1)
         #expect(log.publish(type: "notification", device: "AA:BB:CC:DD:EE:02", data: #"{"value":"01"}"#) == 2)
@@ -32,7 +32,7 @@ import Testing
         let log = EventLog(capacity: 100)
         for index in 1...5 { log.publish(type: index % 2 == 0 ? "even" : "odd", data: "\(index)") }
         let resumed = StreamWriter()
-        _ = log.subscribe(resumed, filter: EventFilter(types: ["odd"]), after: 1)
+        log.subscribe(resumed, id: log.makeSubscriberID(), filter: EventFilter(types: ["odd"]), after: 1)
         log.publish(type: "odd", data: "7")
         #expect(frames(resumed).map { $0.components(separatedBy: "\n").last } == ["data: 3", "data: 5", "data: 7"])
     }
@@ -41,7 +41,7 @@ import Testing
         let log = EventLog(capacity: 3)
         for index in 1...10 { log.publish(type: "t", data: "\(index)") }
         let resumed = StreamWriter()
-        _ = log.subscribe(resumed, filter: EventFilter(), after: 2)
+        log.subscribe(resumed, id: log.makeSubscriberID(), filter: EventFilter(), after: 2)
         let received = frames(resumed)
         #expect(received.first == #"event: replay-gap\#ndata: {"last_event_id":2,"oldest_available":8}"#)
         #expect(received.dropFirst().map { $0.components(separatedBy: "\n").last } == ["data: 8", "data: 9", "data: 10"])
@@ -50,7 +50,8 @@ import Testing
     @Test func unsubscribedWritersGetNothingMore() {
         let log = EventLog()
         let writer = StreamWriter()
-        let token = log.subscribe(writer, filter: EventFilter())
+        let token = log.makeSubscriberID()
+        log.subscribe(writer, id: token, filter: EventFilter())
         log.publish(type: "t", data: "1")
         log.unsubscribe(token)
         log.publish(type: "t", data: "2")

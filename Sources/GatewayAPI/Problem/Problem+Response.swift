@@ -1,4 +1,3 @@
-import Foundation
 import HTTPServer
 
 extension Problem: ResponseConvertibleError {
@@ -7,20 +6,24 @@ extension Problem: ResponseConvertibleError {
         Response.bytes(json, status: status, contentType: "application/problem+json")
     }
 
-    /// The JSON body, with a stable key order.
+    /// The JSON body: the RFC 9457 members first, then the gateway's own.
     public var json: [UInt8] {
-        var object: [String: Any] = [
-            "type": type, "title": kind.title, "status": Int(status.code), "detail": detail,
+        var members: [(String, JSON)] = [
+            ("type", .string(type)), ("title", .string(kind.title)), ("status", .int(status.code)),
+            ("detail", .string(detail)),
         ]
-        if let instance { object["instance"] = instance }
-        if let dbusError { object["dbus_error"] = dbusError }
-        if let attError { object["att_error"] = Int(attError) }
-        if let candidates { object["candidates"] = candidates }
-        if let invalidParameters {
-            object["invalid_params"] = invalidParameters.map { ["name": $0.name, "reason": $0.reason] }
+        if let instance { members.append(("instance", .string(instance))) }
+        if let dbusError { members.append(("dbus_error", .string(dbusError))) }
+        if let attError { members.append(("att_error", .int(Int(attError)))) }
+        if let candidates {
+            members.append(
+                ("candidates", .array(candidates.map { .object($0.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) })))
         }
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return Array(data)
+        if let invalidParameters {
+            members.append(
+                ("invalid_params", .array(invalidParameters.map { .object([("name", .string($0.name)), ("reason", .string($0.reason))]) })))
+        }
+        return JSON.object(members).bytes
     }
 }
 

@@ -70,11 +70,21 @@ public final class EventLog: Sendable {
         }
     }
 
+    /// A subscriber id for `subscribe` and `unsubscribe`, handed out first so
+    /// that a stream's end handler can name its subscription.
+    public func makeSubscriberID() -> UInt64 {
+        state.withLock { state in
+            defer { state.nextSubscriber += 1 }
+            return state.nextSubscriber
+        }
+    }
+
     /// Starts delivering matching events to `writer`. With `lastEventID`,
     /// first replays the buffered matching events after it; if some were
     /// already dropped from the buffer, a `replay-gap` event says so first.
-    /// Returns a token for `unsubscribe`.
-    public func subscribe(_ writer: StreamWriter, filter: EventFilter, after lastEventID: UInt64? = nil) -> UInt64 {
+    public func subscribe(
+        _ writer: StreamWriter, id token: UInt64, filter: EventFilter, after lastEventID: UInt64? = nil
+    ) {
         state.withLock { state in
             if let lastEventID {
                 if let oldest = state.buffer.first?.id, lastEventID + 1 < oldest {
@@ -85,10 +95,7 @@ public final class EventLog: Sendable {
                     writer.write(entry.frame)
                 }
             }
-            let token = state.nextSubscriber
-            state.nextSubscriber += 1
             state.subscribers[token] = Subscriber(filter: filter, writer: writer)
-            return token
         }
     }
 
