@@ -1,5 +1,6 @@
 # blegateway: the commands a developer and CI run.
 #
+#   make run    the gateway on its built-in simulator, at http://127.0.0.1:8080
 #   make test   install what is missing, build, run every test
 #   make build  debug build
 
@@ -13,7 +14,8 @@ APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin 
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build test scale-sim
+
+.PHONY: deps build run test scale-sim
 
 ## Install the Debian packages that are missing (nothing when all are there).
 deps:
@@ -27,6 +29,10 @@ deps:
 
 build: deps
 	$(SWIFT) build
+
+## The gateway on its simulator; `make run ARGS="--listen 0.0.0.0:8080"` passes options.
+run: deps
+	$(SWIFT) run blegateway serve --simulate $(ARGS)
 
 test: deps
 	$(SWIFT) build --build-tests

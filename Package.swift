@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
+        .executable(name: "blegateway", targets: ["blegateway"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -37,7 +38,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "BlueZ"),
+        .target(name: "BlueZ", dependencies: ["DBus"]),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
         .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
@@ -47,6 +48,22 @@ let package = Package(
                 "BlueZSimulator", "DBus", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(
+            name: "GatewayAPI",
+            dependencies: [
+                "HTTPServer", "BlueZ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "blegateway",
+            dependencies: [
+                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
@@ -54,8 +71,15 @@ let package = Package(
             name: "HTTPServerTests",
             dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "BlueZTests", dependencies: ["BlueZ"]),
+        .testTarget(
+            name: "BlueZTests", dependencies: ["BlueZ", "DBus"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "BlueZIntegrationTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+        ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

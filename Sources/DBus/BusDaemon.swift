@@ -50,7 +50,7 @@ public final class BusDaemon: Sendable {
         try Self.write(configuration, to: directory + "/bus.conf")
 
         let script = """
-            dbus-daemon --nofork --config-file="$1" --print-address=1 &
+            dbus-daemon --nofork --config-file="$1" --print-address=1 2>/dev/null &
             daemon=$!
             cat >/dev/null
             kill "$daemon" 2>/dev/null

@@ -169,22 +169,47 @@ public final class Connection: Sendable {
     {
         let (stream, sink) = AsyncThrowingStream.makeStream(
             of: Message.self, bufferingPolicy: .bufferingOldest(max(1, bufferSize)))
-        let id = router.add(rule, sink: sink, bufferSize: bufferSize)
-        let matchAdded = Atomic(false)
-        sink.onTermination = { [weak self] _ in
-            guard let self, self.router.remove(id), matchAdded.load(ordering: .acquiring) else { return }
-            try? self.send(Self.busCall("RemoveMatch", [.string(rule.description)], noReply: true))
+        let subscription = try await subscribe(rule, delivery: .stream(sink, bufferSize: bufferSize)) { error in
+            sink.finish(throwing: error)
         }
+        sink.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// Calls `handler` for every message matching `rule`, on the
+    /// connection's own thread, in arrival order and before any message
+    /// received later (a method reply included) is delivered. So state kept
+    /// by the handler already reflects every signal that preceded a reply
+    /// when the caller awaiting that reply resumes.
+    ///
+    /// The handler must be quick and must not wait for anything (it holds up
+    /// all traffic on the connection); it has no buffer to overflow. `ended`
+    /// runs once if the connection closes. Cancel the returned subscription
+    /// to stop, which also removes the rule from the bus.
+    public func addSignalHandler(
+        matching rule: MatchRule, ended: @escaping @Sendable (DBusError) -> Void = { _ in },
+        _ handler: @escaping @Sendable (Message) -> Void
+    ) async throws -> SignalSubscription {
+        try await subscribe(rule, delivery: .handler(handler, ended: ended)) { _ in }
+    }
+
+    /// Registers a delivery locally (so nothing is missed), then adds the rule
+    /// on the bus and waits for the bus to confirm it.
+    private func subscribe(
+        _ rule: MatchRule, delivery: SignalRouter.Delivery, onFailure: (any Error) -> Void
+    ) async throws -> SignalSubscription {
+        let id = router.add(rule, delivery: delivery)
+        let subscription = SignalSubscription(connection: self, id: id, rule: rule)
         do {
             if let sender = rule.sender, !sender.isUnique { try await trackOwner(of: sender) }
             _ = try await call(Self.busCall("AddMatch", [.string(rule.description)]))
-            matchAdded.store(true, ordering: .releasing)
+            subscription.matchAdded.store(true, ordering: .releasing)
         } catch {
             router.remove(id)
-            sink.finish(throwing: error)
+            onFailure(error)
             throw error
         }
-        return stream
+        return subscription
     }
 
     /// Follows the owner of a well-known name so that rules naming it match

@@ -5,10 +5,19 @@ import Synchronization
 final class SignalRouter: Sendable {
     typealias Sink = AsyncThrowingStream<Message, any Error>.Continuation
 
+    /// Where a subscription's messages go.
+    enum Delivery: Sendable {
+        /// A bounded stream, consumed by a task.
+        case stream(Sink, bufferSize: Int)
+        /// A function called on the loop thread, before any later message
+        /// (a reply included) is delivered; `ended` runs once when the
+        /// connection closes.
+        case handler(@Sendable (Message) -> Void, ended: @Sendable (DBusError) -> Void)
+    }
+
     private struct Subscription {
         let rule: MatchRule
-        let sink: Sink
-        let bufferSize: Int
+        let delivery: Delivery
     }
 
     /// What is known of a well-known name's owner.
@@ -27,10 +36,10 @@ final class SignalRouter: Sendable {
 
     private let state = Mutex(State())
 
-    func add(_ rule: MatchRule, sink: Sink, bufferSize: Int) -> UInt64 {
+    func add(_ rule: MatchRule, delivery: Delivery) -> UInt64 {
         state.withLock { state in
             defer { state.nextID += 1 }
-            state.subscriptions[state.nextID] = Subscription(rule: rule, sink: sink, bufferSize: bufferSize)
+            state.subscriptions[state.nextID] = Subscription(rule: rule, delivery: delivery)
             return state.nextID
         }
     }
@@ -58,29 +67,35 @@ final class SignalRouter: Sendable {
         }
     }
 
-    /// Routes one incoming signal (loop thread). Sinks are fed outside the
-    /// lock: finishing a stream runs its termination handler, which removes
-    /// the subscription and so takes the lock.
+    /// Routes one incoming signal (loop thread). Deliveries happen outside
+    /// the lock: finishing a stream runs its termination handler, which
+    /// removes the subscription and so takes the lock, and a handler may
+    /// subscribe or unsubscribe.
     func route(_ message: Message) {
         var overflowed: [(Sink, Int)] = []
-        let sinks = state.withLock { state -> [(Sink, Int)] in
+        let deliveries = state.withLock { state -> [Delivery] in
             if message.sender == .bus, message.member?.rawValue == "NameOwnerChanged",
                 message.body.count == 3, let name = message.body[0].string, let newOwner = message.body[2].string,
                 let busName = BusName(rawValue: name), state.owners[busName] != nil
             {
                 state.owners[busName] = newOwner.isEmpty ? Owner.none : .unique(BusName(unchecked: newOwner))
             }
-            var matching: [(Sink, Int)] = []
+            var matching: [Delivery] = []
             for subscription in state.subscriptions.values
             where subscription.rule.matchesIgnoringWellKnownSender(message)
                 && Self.senderMatches(subscription.rule.sender, message.sender, state.owners)
             {
-                matching.append((subscription.sink, subscription.bufferSize))
+                matching.append(subscription.delivery)
             }
             return matching
         }
-        for (sink, bufferSize) in sinks {
-            if case .dropped = sink.yield(message) { overflowed.append((sink, bufferSize)) }
+        for delivery in deliveries {
+            switch delivery {
+            case .stream(let sink, let bufferSize):
+                if case .dropped = sink.yield(message) { overflowed.append((sink, bufferSize)) }
+            case .handler(let handle, _):
+                handle(message)
+            }
         }
         for (sink, bufferSize) in overflowed {
             sink.finish(
@@ -98,12 +113,17 @@ final class SignalRouter: Sendable {
         }
     }
 
-    /// Ends every stream (the connection closed).
+    /// Ends every subscription (the connection closed).
     func finishAll(_ error: DBusError) {
-        let sinks = state.withLock { state in
+        let deliveries = state.withLock { state in
             defer { state.subscriptions.removeAll() }
-            return state.subscriptions.values.map(\.sink)
+            return state.subscriptions.values.map(\.delivery)
         }
-        for sink in sinks { sink.finish(throwing: error) }
+        for delivery in deliveries {
+            switch delivery {
+            case .stream(let sink, _): sink.finish(throwing: error)
+            case .handler(_, let ended): ended(error)
+            }
+        }
     }
 }

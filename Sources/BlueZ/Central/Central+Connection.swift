@@ -1,0 +1,209 @@
+import DBus
+
+extension Central {
+    /// Connects to a device and waits until its services are resolved.
+    ///
+    /// - Skips `Connect()` when the mirror shows the device connected.
+    /// - Waits for `ServicesResolved` by racing it against the device
+    ///   disconnecting, the device being removed, and the deadline; it does
+    ///   not wait for `PropertiesChanged(Connected=true)`, which bluetoothd
+    ///   5.66 often omits (`Connect()` returning is taken as connected).
+    /// - Retries `le-connection-abort-by-local` up to `options.connectRetries`
+    ///   times.
+    /// - On timeout or cancellation, cancels the attempt with `Disconnect()`.
+    ///
+    /// Runs in the device's operation lane. Returns the device as connected.
+    @discardableResult
+    public func connect(_ address: BluetoothAddress, adapter: String? = nil, timeout: Duration? = nil)
+        async throws(BlueZError) -> Device
+    {
+        let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
+        let device = try device(address, adapter: adapter)
+        guard (try adapterSnapshot(device.adapter)).powered else {
+            throw BlueZError(.poweredOff, "\(device.adapter) is powered off")
+        }
+        do {
+            return try await lanes.run(device.path, deadline: deadline) { () async throws in
+                try await self.connectLocked(device.path, address: address, deadline: deadline)
+            }
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+
+    private func connectLocked(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)
+        async throws(BlueZError) -> Device
+    {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await connectAttempt(path, address: address, deadline: deadline)
+            } catch where Self.isTransient(error) && attempt <= options.connectRetries {
+                // A transient abort (seen on busy controllers): try again
+                // after a pause, within the caller's deadline.
+                try? await Task.sleep(for: options.connectRetryDelay)
+                if Task.isCancelled { throw BlueZError(.cancelled, "the connection was cancelled") }
+            } catch where error.code == .timeout || error.code == .cancelled {
+                // Cancel the pending connection in bluetoothd, even though
+                // this task is cancelled (so in a task of its own).
+                await Task { _ = try? await self.call(path, Device1.interface, "Disconnect", deadline: .now + .seconds(5)) }.value
+                throw error
+            } catch {
+                throw BlueZError.wrapping(error)
+            }
+        }
+    }
+
+    static func isTransient(_ error: BlueZError) -> Bool {
+        error.dbusMessage?.contains("le-connection-abort-by-local") == true
+    }
+
+    /// One attempt: Connect() (unless already connected) raced against the
+    /// tree's verdict.
+    private func connectAttempt(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)
+        async throws(BlueZError) -> Device
+    {
+        let (id, promise) = waiter { tree, changes in
+            guard let device = tree.devices[path] else {
+                return .failure(BlueZError(.notFound, "the device \(address) was removed while connecting"))
+            }
+            if device.servicesResolved { return .success(()) }
+            for case .deviceDisconnected(path, let reason) in changes {
+                return .failure(
+                    BlueZError(
+                        .connectionFailed,
+                        "\(address) disconnected before its services were resolved" + (reason.map { " (\($0))" } ?? "")))
+            }
+            return nil
+        }
+        defer { removeWaiter(id) }
+        let alreadyConnected = state.withLock { $0.tree.devices[path]?.connected ?? false }
+        let timeout = BlueZError(.timeout, "\(address) did not connect in time")
+        if alreadyConnected {
+            try await finish(promise, path: path, deadline: deadline, timeout: timeout)
+            return try device(address, path: path)
+        }
+        let connectCall = Task { () async throws in
+            _ = try await self.call(path, Device1.interface, "Connect", deadline: deadline)
+        }
+        // Whichever comes first: Connect() failing, or the tree's verdict.
+        let racer = Task {
+            do {
+                try await connectCall.value
+                apply(.connectReturned(path))
+                state.withLock { _ = $0.connectedByUs.insert(path) }
+            } catch let error as BlueZError where error.code == .alreadyExists {
+                apply(.connectReturned(path))
+            } catch let error as BlueZError {
+                promise.resolve(.failure(error))
+            } catch {
+                promise.resolve(.failure(BlueZError.wrapping(error)))
+            }
+        }
+        do {
+            try await withTaskCancellationHandler { () async throws in
+                try await finish(promise, path: path, deadline: deadline, timeout: timeout)
+            } onCancel: {
+                connectCall.cancel()
+            }
+        } catch {
+            connectCall.cancel()
+            _ = await racer.value
+            throw BlueZError.wrapping(error)
+        }
+        await awaitGATTObjects(path, deadline: deadline)
+        return try device(address, path: path)
+    }
+
+    /// bluetoothd 5.66 flushes each object's D-Bus changes from an idle
+    /// callback of its own, so the device's `ServicesResolved=true` can go
+    /// out before the `InterfacesAdded` of its GATT objects (gdbus/object.c,
+    /// `add_pending` / `process_changes`; seen in the VM as a read right
+    /// after connect finding no characteristic). Before sending any reply it
+    /// flushes every pending change (`g_dbus_flush`), and this connection
+    /// applies signals before it delivers a later reply: so after one round
+    /// trip to bluetoothd the mirror holds the whole GATT tree.
+    private func awaitGATTObjects(_ path: ObjectPath, deadline: ContinuousClock.Instant) async {
+        _ = try? await call(
+            path, ObjectManager.properties, "Get", [.string(Device1.interface.rawValue), .string("ServicesResolved")],
+            deadline: min(deadline, .now + .seconds(2)))
+    }
+
+    /// Waits for the connection's outcome. At the deadline, asks once
+    /// whether the services are resolved after all (a signal lost on the
+    /// way would otherwise turn a good connection into a timeout).
+    private func finish(_ promise: Promise<Void>, path: ObjectPath, deadline: ContinuousClock.Instant, timeout: BlueZError)
+        async throws(BlueZError)
+    {
+        let outcome = await promise.wait(deadline: deadline, timeout: timeout)
+        switch outcome {
+        case .success: return
+        case .failure(let error) where error.code == .timeout:
+            let reply = try? await call(
+                path, ObjectManager.properties, "Get",
+                [.string(Device1.interface.rawValue), .string("ServicesResolved")], deadline: .now + .seconds(2))
+            if reply?.first?.bool == true {
+                apply(.propertiesChanged(path, Device1.interface, ["ServicesResolved": .boolean(true)], invalidated: []))
+                return
+            }
+            throw error
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    private func device(_ address: BluetoothAddress, path: ObjectPath) throws(BlueZError) -> Device {
+        guard let device = state.withLock({ $0.tree.devices[path] }) else {
+            throw BlueZError(.notFound, "the device \(address) was removed")
+        }
+        return device
+    }
+
+    /// Disconnects a device (waiting behind its other operations), and
+    /// waits briefly for bluetoothd to report the link down, which it does
+    /// after `Disconnect()` returns. Not connected is not an error.
+    public func disconnect(_ address: BluetoothAddress, adapter: String? = nil, timeout: Duration? = nil)
+        async throws(BlueZError)
+    {
+        let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
+        let path = try device(address, adapter: adapter).path
+        do {
+            try await lanes.run(path, deadline: deadline) { () async throws in
+                do {
+                    _ = try await self.call(path, Device1.interface, "Disconnect", deadline: deadline)
+                } catch let error as BlueZError where error.code == .notConnected {
+                    return
+                }
+                self.state.withLock { _ = $0.connectedByUs.remove(path) }
+                let (id, promise) = self.waiter { tree, _ in
+                    tree.devices[path]?.connected == true ? nil : .success(())
+                }
+                defer { self.removeWaiter(id) }
+                let settle = min(deadline, .now + self.options.disconnectSettleTimeout)
+                // bluetoothd not reporting it is not the caller's failure.
+                _ = await promise.wait(deadline: settle, timeout: BlueZError(.timeout, ""))
+            }
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+
+    /// Removes a device from bluetoothd (`Adapter1.RemoveDevice`): it
+    /// disconnects, and its keys and cache are deleted.
+    public func remove(_ address: BluetoothAddress, adapter: String? = nil, timeout: Duration? = nil)
+        async throws(BlueZError)
+    {
+        let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
+        let device = try device(address, adapter: adapter)
+        guard let adapterPath = device.path.parent else { throw BlueZError(.notFound, "no adapter for \(address)") }
+        do {
+            try await lanes.run(device.path, deadline: deadline) { () async throws in
+                _ = try await self.call(
+                    adapterPath, Adapter1.interface, "RemoveDevice", [.objectPath(device.path)], deadline: deadline)
+            }
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import DBus
+
+extension Central {
+    /// Starts a discovery session on `adapter` (the first adapter when nil)
+    /// and returns it once bluetoothd is scanning.
+    ///
+    /// Sessions share the adapter: bluetoothd scans while at least one
+    /// exists, with a filter merged from all of them (`SetDiscoveryFilter`);
+    /// each session sees only what matches its own filter. A session that
+    /// starts while the adapter is already scanning first gets the devices
+    /// heard in this scan so far. It ends when its consumer stops iterating.
+    ///
+    /// Throws `.poweredOff`, `.adapterUnavailable`, `.timeout`, or what
+    /// bluetoothd answered to StartDiscovery.
+    public func scan(
+        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), bufferSize: Int = 1024,
+        timeout: Duration? = nil
+    ) async throws(BlueZError) -> DiscoverySession {
+        let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
+        let adapterInfo = try adapterSnapshot(adapter)
+        guard adapterInfo.powered else { throw BlueZError(.poweredOff, "\(adapterInfo.id) is powered off") }
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: DiscoveryEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let id = state.withLock { state -> UInt64 in
+            let id = state.makeID()
+            var session = SessionRecord(adapterPath: adapterInfo.path, filter: filter, continuation: continuation)
+            // Devices with an RSSI were heard in the running scan: bluetoothd
+            // invalidates RSSI when discovery stops (src/adapter.c).
+            for device in state.tree.devices.values
+            where device.path.parent == adapterInfo.path && device.advertisement.rssi != nil && filter.matches(device) {
+                continuation.yield(.discovered(device))
+                session.reported[device.path] = device.advertisement
+            }
+            state.sessions[id] = session
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in self?.endSession(id) }
+        do {
+            try await reconcileDiscovery(adapterInfo.path, deadline: deadline, strict: true)
+        } catch {
+            state.withLock { _ = $0.sessions.removeValue(forKey: id) }
+            continuation.finish()
+            throw error
+        }
+        return DiscoverySession(adapter: adapterInfo.id, filter: filter, stream: stream)
+    }
+
+    /// Scans for `duration` and returns the devices found that match
+    /// `filter`, in order of discovery.
+    public func discover(
+        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), duration: Duration
+    ) async throws(BlueZError) -> [Device] {
+        let session = try await scan(adapter: adapter, filter: filter)
+        let collector = Task {
+            var found: [Device] = []
+            var index: [ObjectPath: Int] = [:]
+            for await event in session {
+                switch event {
+                case .discovered(let device), .updated(let device):
+                    if let at = index[device.path] {
+                        found[at] = device
+                    } else {
+                        index[device.path] = found.count
+                        found.append(device)
+                    }
+                default: break
+                }
+            }
+            return found
+        }
+        try? await Task.sleep(for: duration)
+        collector.cancel()
+        return await collector.value
+    }
+
+    private func endSession(_ id: UInt64) {
+        let adapterPath = state.withLock { $0.sessions.removeValue(forKey: id)?.adapterPath }
+        guard let adapterPath else { return }
+        Task { try? await self.reconcileDiscovery(adapterPath) }
+    }
+
+    /// Brings bluetoothd's discovery on an adapter in line with the sessions:
+    /// stopped without sessions; with them, the merged filter set and
+    /// discovery started. Runs in the adapter's lane, reading the sessions
+    /// when it runs, so queued calls converge on the latest state.
+    ///
+    /// `strict`: throw when the adapter is off (for a session starting);
+    /// otherwise a background call quietly does nothing.
+    func reconcileDiscovery(
+        _ adapterPath: ObjectPath, deadline: ContinuousClock.Instant? = nil, strict: Bool = false
+    ) async throws(BlueZError) {
+        let deadline = deadline ?? ContinuousClock.now + options.defaultTimeout
+        do {
+            try await lanes.run(adapterPath, deadline: deadline) { () async throws in
+                try await self.reconcileLocked(adapterPath, deadline: deadline, strict: strict)
+            }
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+
+    private func reconcileLocked(
+        _ adapterPath: ObjectPath, deadline: ContinuousClock.Instant, strict: Bool
+    ) async throws(BlueZError) {
+        let (filters, current, powered, stopped) = state.withLock { state in
+            (
+                state.sessions.values.filter { $0.adapterPath == adapterPath }.map(\.filter),
+                state.scanning[adapterPath] ?? ScanState(),
+                state.tree.adapters[adapterPath]?.powered ?? false,
+                state.stopped
+            )
+        }
+        if filters.isEmpty || stopped {
+            guard current.running else { return }
+            state.withLock { $0.scanning[adapterPath] = nil }
+            do {
+                _ = try await call(adapterPath, Adapter1.interface, "StopDiscovery", deadline: deadline)
+            } catch where error.dbusMessage == "No discovery started" {
+                // bluetoothd already forgot us (powered off, restarted).
+            } catch {
+                throw BlueZError.wrapping(error)
+            }
+            return
+        }
+        guard powered else {
+            if strict { throw BlueZError(.poweredOff, "\(adapterPath.lastElement) is powered off") }
+            return
+        }
+        let desired = MergedDiscoveryFilter(merging: filters)
+        if current.applied != desired {
+            _ = try await call(
+                adapterPath, Adapter1.interface, "SetDiscoveryFilter", [Adapter1.filterArgument(desired)],
+                deadline: deadline)
+            state.withLock { $0.scanning[adapterPath, default: ScanState()].applied = desired }
+        }
+        if !current.running {
+            do {
+                _ = try await call(adapterPath, Adapter1.interface, "StartDiscovery", deadline: deadline)
+            } catch where error.code == .inProgress {
+                // bluetoothd still counts this client as discovering (the
+                // mirror was rebuilt without a restart): that is the goal.
+            } catch {
+                throw BlueZError.wrapping(error)
+            }
+            state.withLock { state in
+                state.scanning[adapterPath, default: ScanState()].running = true
+                for (id, session) in state.sessions where session.adapterPath == adapterPath && session.interrupted {
+                    session.continuation.yield(.resumed)
+                    state.sessions[id]?.interrupted = false
+                }
+            }
+        }
+    }
+}

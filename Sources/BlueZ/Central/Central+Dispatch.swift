@@ -1,0 +1,167 @@
+import DBus
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+// From reducer changes to consumers. Runs under the state lock: yields to
+// streams (which never blocks), resolves promises, and records in `effects`
+// what must wait until the lock is released.
+
+extension Central {
+    func dispatch(
+        _ changes: [TreeChange], in state: inout CentralState, effects: inout Effects, fromSnapshot: Bool = false
+    ) {
+        let hasEvents = !state.eventSinks.isEmpty
+        for change in changes {
+            switch change {
+            case .characteristicValue(let path, let value):
+                deliver(value, of: path, in: state)
+
+            case .deviceAdded(let path):
+                guard let device = state.tree.devices[path] else { continue }
+                if hasEvents { emit(.deviceDiscovered(device), in: state) }
+                if !fromSnapshot, device.advertisement.rssi != nil { report(device, in: &state) }
+
+            case .deviceChanged(let path, let keys):
+                guard let device = state.tree.devices[path] else { continue }
+                if hasEvents { emit(.deviceUpdated(device), in: state) }
+                if !state.sessions.isEmpty, keys.contains(where: Device1.advertisementKeys.contains) {
+                    report(device, in: &state)
+                }
+
+            case .deviceRemoved(let device):
+                if hasEvents { emit(.deviceLost(device), in: state) }
+                state.connectedByUs.remove(device.path)
+                for (id, session) in state.sessions where session.reported[device.path] != nil {
+                    session.continuation.yield(.lost(device))
+                    state.sessions[id]?.reported[device.path] = nil
+                }
+                endSubscriptions(
+                    ofDevice: device.path, BlueZError(.notFound, "the device \(device.address) was removed"),
+                    in: &state, effects: &effects)
+
+            case .deviceConnected(let path):
+                if hasEvents, let device = state.tree.devices[path] { emit(.connected(device), in: state) }
+
+            case .deviceDisconnected(let path, let reason):
+                state.connectedByUs.remove(path)
+                let device = state.tree.devices[path]
+                if hasEvents, let device { emit(.disconnected(device, reason: reason), in: state) }
+                let address = device.map { "\($0.address)" } ?? path.rawValue
+                endSubscriptions(
+                    ofDevice: path,
+                    BlueZError(.notConnected, "the device \(address) disconnected" + (reason.map { " (\($0))" } ?? "")),
+                    in: &state, effects: &effects)
+
+            case .servicesResolved(let path):
+                if hasEvents, let device = state.tree.devices[path] { emit(.servicesResolved(device), in: state) }
+
+            case .adapterAdded(let path):
+                guard let adapter = state.tree.adapters[path] else { continue }
+                if hasEvents { emit(.adapterState(adapter: adapter.id, adapter.state), in: state) }
+                if adapter.powered, state.sessions.values.contains(where: { $0.adapterPath == path }) {
+                    effects.reconcile.insert(path)
+                }
+
+            case .adapterChanged(let path, let keys):
+                guard let adapter = state.tree.adapters[path] else { continue }
+                if keys.contains("Powered") {
+                    if hasEvents { emit(.adapterState(adapter: adapter.id, adapter.state), in: state) }
+                    if adapter.powered {
+                        effects.reconcile.insert(path)
+                    } else {
+                        // Powering off ends every discovery client's session
+                        // in bluetoothd; ours resume when it comes back.
+                        state.scanning[path] = nil
+                        interruptSessions(on: path, BlueZError(.poweredOff, "\(adapter.id) was powered off"), in: &state)
+                    }
+                } else if hasEvents {
+                    emit(.adapterUpdated(adapter), in: state)
+                }
+
+            case .adapterRemoved(let adapter):
+                if hasEvents { emit(.adapterState(adapter: adapter.id, .unavailable), in: state) }
+                state.scanning[adapter.path] = nil
+                interruptSessions(
+                    on: adapter.path, BlueZError(.adapterUnavailable, "\(adapter.id) went away"), in: &state)
+
+            case .gattRemoved(let path):
+                if let record = state.subscriptions.removeValue(forKey: path) {
+                    for subscriber in record.subscribers.values {
+                        effects.finishSubscribers.append(
+                            (subscriber, BlueZError(.notFound, "the characteristic was removed")))
+                    }
+                }
+
+            case .gattAdded:
+                break
+            }
+        }
+        if !state.waiters.isEmpty {
+            for (id, waiter) in state.waiters {
+                guard let outcome = waiter.check(state.tree, changes) else { continue }
+                waiter.promise.resolve(outcome)
+                state.waiters[id] = nil
+            }
+        }
+    }
+
+    /// The hot path of notifications: one dictionary lookup, one value built
+    /// from the subscription's cached identity, one yield per subscriber.
+    private func deliver(_ value: [UInt8], of path: ObjectPath, in state: CentralState) {
+        let record = state.subscriptions[path]
+        guard record != nil || !state.eventSinks.isEmpty else { return }
+        let item: CharacteristicValue
+        if let record {
+            item = CharacteristicValue(
+                adapter: record.adapter, device: record.device, service: record.service,
+                characteristic: record.characteristic, handle: record.handle, value: value, timestamp: Date())
+            for subscriber in record.subscribers.values { subscriber.yield(item) }
+        } else {
+            let tree = state.tree
+            guard let characteristic = tree.characteristics[path],
+                let device = tree.devicePath(of: path).flatMap({ tree.devices[$0] })
+            else { return }
+            item = CharacteristicValue(
+                adapter: device.adapter, device: device.address, service: tree.services[characteristic.servicePath]?.uuid,
+                characteristic: characteristic.uuid, handle: characteristic.handle, value: value, timestamp: Date())
+        }
+        emit(.characteristicValue(item), in: state)
+    }
+
+    /// Offers an advertisement to the discovery sessions of its adapter.
+    func report(_ device: Device, in state: inout CentralState) {
+        guard let adapterPath = device.path.parent else { return }
+        for (id, session) in state.sessions where session.adapterPath == adapterPath && session.filter.matches(device) {
+            if let last = session.reported[device.path] {
+                guard session.filter.allowDuplicates || !last.sameContent(as: device.advertisement) else { continue }
+                session.continuation.yield(.updated(device))
+            } else {
+                session.continuation.yield(.discovered(device))
+            }
+            state.sessions[id]?.reported[device.path] = device.advertisement
+        }
+    }
+
+    private func interruptSessions(on adapterPath: ObjectPath, _ reason: BlueZError, in state: inout CentralState) {
+        for (id, session) in state.sessions where session.adapterPath == adapterPath {
+            session.continuation.yield(.interrupted(reason))
+            state.sessions[id]?.reported = [:]
+            state.sessions[id]?.interrupted = true
+        }
+    }
+
+    /// Ends the subscriptions of a device's characteristics with `reason`.
+    func endSubscriptions(
+        ofDevice devicePath: ObjectPath, _ reason: BlueZError, in state: inout CentralState, effects: inout Effects
+    ) {
+        guard !state.subscriptions.isEmpty else { return }
+        for (path, record) in state.subscriptions where record.devicePath == devicePath {
+            state.subscriptions[path] = nil
+            for subscriber in record.subscribers.values { effects.finishSubscribers.append((subscriber, reason)) }
+        }
+    }
+}

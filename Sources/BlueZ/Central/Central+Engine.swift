@@ -1,0 +1,185 @@
+import DBus
+
+// The mirror's engine: bluetoothd's signals in, reducer steps, events out.
+
+extension Central {
+    /// `org.bluez` changed hands (on the connection's thread, in order with
+    /// bluetoothd's signals): bluetoothd stopping empties the mirror;
+    /// bluetoothd (re)starting rebuilds it, and its signals from now on wait
+    /// for the rebuild.
+    func ownerChanged(_ message: Message) {
+        guard message.body.count == 3, let old = message.body[1].string, let new = message.body[2].string else {
+            return
+        }
+        if !old.isEmpty {
+            vanish(BlueZError(.adapterUnavailable, "bluetoothd stopped"))
+        }
+        if !new.isEmpty {
+            let generation = beginRebuild()
+            Task { await self.completeRebuild(generation) }
+        }
+    }
+
+    /// One reducer step and its consequences.
+    func apply(_ signal: TreeSignal) {
+        let effects = state.withLock { state -> Effects in
+            var effects = Effects()
+            if state.rebuildQueue != nil {
+                state.rebuildQueue?.append(signal)
+                return effects
+            }
+            let changes = state.tree.apply(signal)
+            if !changes.isEmpty { dispatch(changes, in: &state, effects: &effects) }
+            return effects
+        }
+        if !effects.isEmpty { perform(effects) }
+    }
+
+    /// Reads bluetoothd's objects with GetManagedObjects and replaces the
+    /// mirror, then applies the signals that arrived meanwhile and restores
+    /// what consumers asked for (discovery, notifications).
+    func rebuild() async {
+        await completeRebuild(beginRebuild())
+    }
+
+    /// Starts queueing signals for a rebuild; returns its generation.
+    func beginRebuild() -> UInt64 {
+        state.withLock { state -> UInt64 in
+            state.rebuildGeneration += 1
+            state.rebuildQueue = []
+            return state.rebuildGeneration
+        }
+    }
+
+    /// Reads bluetoothd's objects and replaces the mirror with them, unless
+    /// a newer rebuild (or bluetoothd vanishing) overtook this one.
+    func completeRebuild(_ generation: UInt64) async {
+        let result: Result<Value, any Error>
+        do {
+            let reply = try await connection.call(
+                destination: ObjectManager.bluez, path: .root, interface: ObjectManager.interface,
+                method: "GetManagedObjects", timeout: options.rebuildTimeout)
+            result = .success(reply.first ?? .vardict([:]))
+        } catch {
+            result = .failure(error)
+        }
+        let effects = state.withLock { state -> Effects in
+            var effects = Effects()
+            guard state.rebuildGeneration == generation, !state.stopped else { return effects }
+            let queued = state.rebuildQueue ?? []
+            state.rebuildQueue = nil
+            guard case .success(let objects) = result else {
+                state.tree = ObjectTree()
+                state.bluetoothdRunning = false
+                return effects
+            }
+            state.tree = ObjectTree(managedObjects: objects)
+            state.bluetoothdRunning = true
+            state.scanning = [:]
+            var changes = state.tree.adapters.keys.map(TreeChange.adapterAdded)
+            changes += state.tree.devices.keys.map(TreeChange.deviceAdded)
+            dispatch(changes, in: &state, effects: &effects, fromSnapshot: true)
+            for signal in queued {
+                let changes = state.tree.apply(signal)
+                if !changes.isEmpty { dispatch(changes, in: &state, effects: &effects) }
+            }
+            restoreSubscriptions(in: &state, effects: &effects)
+            return effects
+        }
+        perform(effects)
+    }
+
+    /// bluetoothd is gone (or the bus): every adapter becomes unavailable,
+    /// waiting operations fail, sessions are told they are interrupted.
+    /// Subscriptions are kept, to be restored or ended by the next rebuild.
+    func vanish(_ reason: BlueZError) {
+        let effects = state.withLock { state -> Effects in
+            let effects = Effects()
+            state.rebuildGeneration += 1
+            state.rebuildQueue = nil
+            let old = state.tree
+            state.tree = ObjectTree()
+            state.bluetoothdRunning = false
+            state.scanning = [:]
+            for adapter in old.adapters.values where !state.eventSinks.isEmpty {
+                emit(.adapterState(adapter: adapter.id, .unavailable), in: state)
+            }
+            for device in old.devices.values where device.connected && !state.eventSinks.isEmpty {
+                emit(.disconnected(device, reason: nil), in: state)
+            }
+            // bluetoothd forgets its notification clients when it exits.
+            for path in state.subscriptions.keys { state.subscriptions[path]?.notifying = false }
+            for (id, session) in state.sessions where !session.interrupted {
+                session.continuation.yield(.interrupted(reason))
+                state.sessions[id]?.reported = [:]
+                state.sessions[id]?.interrupted = true
+            }
+            for waiter in state.waiters.values { waiter.promise.resolve(.failure(reason)) }
+            state.waiters = [:]
+            return effects
+        }
+        perform(effects)
+    }
+
+    /// Yields an event to every consumer of `events()`.
+    func emit(_ event: CentralEvent, in state: CentralState) {
+        for sink in state.eventSinks.values { sink.yield(event) }
+    }
+
+    /// Does what was decided under the lock.
+    func perform(_ effects: Effects) {
+        for continuation in effects.finishSessions { continuation.finish() }
+        for (continuation, error) in effects.finishSubscribers {
+            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+        }
+        for continuation in effects.finishEvents { continuation.finish() }
+        for adapterPath in effects.reconcile {
+            Task { try? await self.reconcileDiscovery(adapterPath) }
+        }
+        for path in effects.resubscribe {
+            Task { await self.restoreNotify(path) }
+        }
+    }
+
+    /// Calls a method of bluetoothd, bounded by `deadline`, errors mapped.
+    func call(
+        _ path: ObjectPath, _ interface: InterfaceName, _ method: MemberName, _ arguments: [Value] = [],
+        deadline: ContinuousClock.Instant
+    ) async throws(BlueZError) -> [Value] {
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw BlueZError(.timeout, "\(method) was not sent: the time ran out") }
+        do {
+            return try await connection.call(
+                destination: ObjectManager.bluez, path: path, interface: interface, method: method,
+                arguments: arguments, timeout: remaining)
+        } catch let error as DBusError where error.isNoReply {
+            throw BlueZError(
+                .timeout, "bluetoothd did not answer \(method) in time", dbusName: error.name.rawValue,
+                dbusMessage: error.message)
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+
+    /// Registers a waiter for a condition of the tree; it is checked once
+    /// at once, then after every reducer step.
+    func waiter(_ check: @escaping @Sendable (ObjectTree, [TreeChange]) -> Result<Void, BlueZError>?)
+        -> (UInt64, Promise<Void>)
+    {
+        let promise = Promise<Void>()
+        let id = state.withLock { state -> UInt64 in
+            let id = state.makeID()
+            if let outcome = check(state.tree, []) {
+                promise.resolve(outcome)
+            } else {
+                state.waiters[id] = TreeWaiter(check: check, promise: promise)
+            }
+            return id
+        }
+        return (id, promise)
+    }
+
+    func removeWaiter(_ id: UInt64) {
+        _ = state.withLock { $0.waiters.removeValue(forKey: id) }
+    }
+}

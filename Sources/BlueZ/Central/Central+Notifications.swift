@@ -1,0 +1,132 @@
+import DBus
+
+extension Central {
+    /// Subscribes to a characteristic's notifications or indications.
+    ///
+    /// Subscriptions are counted per characteristic across consumers:
+    /// `StartNotify` is sent for the first, `StopNotify` after the last one
+    /// ends. Values arrive from the moment this returns; the sequence ends
+    /// with an error when the device disconnects (see
+    /// `NotificationSubscription`). Throws `.notSupported` for a
+    /// characteristic that neither notifies nor indicates.
+    public func subscribe(
+        to characteristic: AttributeSelector, of address: BluetoothAddress, adapter: String? = nil,
+        bufferSize: Int = 256, timeout: Duration? = nil
+    ) async throws(BlueZError) -> NotificationSubscription {
+        let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
+        let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
+        guard !target.properties.isDisjoint(with: [.notify, .indicate]) else {
+            throw BlueZError(.notSupported, "the characteristic \(target.uuid.shortString) neither notifies nor indicates")
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: CharacteristicValue.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        // Registered before StartNotify, so that no value sent right after
+        // it is missed.
+        let id = try state.withLock { state throws(BlueZError) -> UInt64 in
+            guard let device = state.tree.devices[devicePath] else { throw BlueZError.deviceNotFound(address, adapter: adapter) }
+            let id = state.makeID()
+            if state.subscriptions[target.path] == nil {
+                state.subscriptions[target.path] = SubscriptionRecord(
+                    devicePath: devicePath, adapter: device.adapter, device: device.address,
+                    service: state.tree.services[target.servicePath]?.uuid, characteristic: target.uuid,
+                    handle: target.handle)
+            }
+            state.subscriptions[target.path]?.subscribers[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id, from: target.path) }
+        do {
+            try await inLane(devicePath, deadline: deadline) { () async throws in
+                try await self.startNotifyLocked(target.path, deadline: deadline)
+            }
+        } catch {
+            state.withLock { state in
+                state.subscriptions[target.path]?.subscribers[id] = nil
+                if state.subscriptions[target.path]?.subscribers.isEmpty == true { state.subscriptions[target.path] = nil }
+            }
+            continuation.finish()
+            throw error
+        }
+        return NotificationSubscription(characteristic: target, device: address, adapter: adapterName(of: devicePath), stream: stream)
+    }
+
+    private func adapterName(of devicePath: ObjectPath) -> String {
+        devicePath.parent.map { String($0.lastElement) } ?? ""
+    }
+
+    /// StartNotify unless bluetoothd already notifies us (in the lane).
+    private func startNotifyLocked(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
+        let needed = state.withLock { state -> Bool? in
+            guard let record = state.subscriptions[path] else { return nil }
+            return !record.notifying
+        }
+        guard let needed else { throw BlueZError(.notConnected, "the subscription ended before notifications started") }
+        guard needed else { return }
+        _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
+        let stillWanted = state.withLock { state -> Bool in
+            guard state.subscriptions[path] != nil else { return false }
+            state.subscriptions[path]?.notifying = true
+            return true
+        }
+        // Every consumer left (or the device went away) meanwhile.
+        if !stillWanted { _ = try? await call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+    }
+
+    /// A consumer left: StopNotify once the last one has.
+    private func unsubscribe(_ id: UInt64, from path: ObjectPath) {
+        let devicePath = state.withLock { state -> ObjectPath? in
+            guard var record = state.subscriptions[path], record.subscribers.removeValue(forKey: id) != nil else {
+                return nil
+            }
+            state.subscriptions[path] = record
+            return record.subscribers.isEmpty ? record.devicePath : nil
+        }
+        guard let devicePath else { return }
+        Task {
+            let deadline = ContinuousClock.now + self.options.defaultTimeout
+            try? await self.inLane(devicePath, deadline: deadline) { () async throws in
+                // Decided in the lane: a new consumer may have come meanwhile.
+                let stop = self.state.withLock { state -> Bool in
+                    guard let record = state.subscriptions[path], record.subscribers.isEmpty else { return false }
+                    state.subscriptions[path] = nil
+                    return record.notifying
+                }
+                if stop { _ = try await self.call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+            }
+        }
+    }
+
+    /// After a rebuild: keep subscriptions bluetoothd still serves, start
+    /// again those it forgot (it restarted) while the device is still
+    /// connected, and end the others with the reason.
+    func restoreSubscriptions(in state: inout CentralState, effects: inout Effects) {
+        for (path, record) in state.subscriptions {
+            let connected = state.tree.devices[record.devicePath]?.connected ?? false
+            if state.tree.characteristics[path] != nil, connected {
+                if !record.notifying { effects.resubscribe.append(path) }
+                continue
+            }
+            state.subscriptions[path] = nil
+            let reason = BlueZError(
+                .notConnected, "bluetoothd restarted and \(record.device) is no longer connected; subscribe again after reconnecting")
+            for subscriber in record.subscribers.values { effects.finishSubscribers.append((subscriber, reason)) }
+        }
+    }
+
+    /// StartNotify again for a subscription bluetoothd forgot; if that
+    /// fails, its consumers are told why.
+    func restoreNotify(_ path: ObjectPath) async {
+        guard let devicePath = state.withLock({ $0.subscriptions[path]?.devicePath }) else { return }
+        let deadline = ContinuousClock.now + options.defaultTimeout
+        do {
+            try await inLane(devicePath, deadline: deadline) { () async throws in
+                try await self.startNotifyLocked(path, deadline: deadline)
+            }
+        } catch {
+            let record = state.withLock { $0.subscriptions.removeValue(forKey: path) }
+            for subscriber in record?.subscribers.values ?? [:].values {
+                subscriber.finish(throwing: error)
+            }
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import DBus
+import Synchronization
+
+/// The central role of BlueZ as a Swift API: adapters, discovery sessions,
+/// connections, GATT operations and notification subscriptions, mirrored
+/// from bluetoothd over D-Bus and shared safely by many callers at once.
+///
+/// ```swift
+/// let central = Central(connection: bus)
+/// try await central.start()
+/// for await event in try await central.scan(filter: DiscoveryFilter(serviceUUIDs: [BluetoothUUID(uuid16: 0x180d)])) {
+///     if case .discovered(let device) = event { print(device.address); break }
+/// }
+/// try await central.connect(address)
+/// let value = try await central.read(.uuid(BluetoothUUID(uuid16: 0x2a38)), of: address)
+/// ```
+///
+/// Guarantees (docs/central.md has the details):
+/// - Snapshots (`adapters()`, `devices(...)`, `services(of:)`) come from a
+///   local mirror of bluetoothd's objects: no D-Bus traffic.
+/// - Operations on one device (connect, disconnect, reads, writes, notify
+///   on/off) run one at a time in arrival order.
+/// - Discovery and notifications are reference-counted across consumers.
+/// - When bluetoothd restarts, the mirror is rebuilt and discovery and
+///   notification subscriptions are re-established, or ended with a reason.
+public final class Central: Sendable {
+    /// The bus connection; the caller owns it (and closes it after `stop()`).
+    public let connection: Connection
+    public let options: Options
+
+    let state = Mutex(CentralState())
+    /// Operations per device path, and discovery changes per adapter path.
+    let lanes = KeyedSerialQueue<ObjectPath>()
+    /// The handlers of bluetoothd's signals and of its name changing hands.
+    let subscriptions = Mutex<[SignalSubscription]>([])
+
+    /// Tunables, with defaults fit for a gateway.
+    public struct Options: Sendable {
+        /// Timeout of operations when the caller gives none.
+        public var defaultTimeout: Duration = .seconds(30)
+        /// How many times a connection attempt that failed transiently
+        /// (`le-connection-abort-by-local`) is tried again.
+        public var connectRetries = 2
+        /// The pause before trying again.
+        public var connectRetryDelay: Duration = .milliseconds(250)
+        /// The time `GetManagedObjects` may take.
+        public var rebuildTimeout: Duration = .seconds(10)
+        /// How long `disconnect` waits for bluetoothd to report the link
+        /// down after `Disconnect()` returned (it reports it later).
+        public var disconnectSettleTimeout: Duration = .seconds(3)
+
+        public init() {}
+    }
+
+    /// A central on `connection`; nothing happens until `start()`.
+    public init(connection: Connection, options: Options = Options()) {
+        self.connection = connection
+        self.options = options
+    }
+
+    deinit {
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+    }
+
+    /// Subscribes to bluetoothd's signals, then reads its objects once with
+    /// `GetManagedObjects`. Returns when the mirror is ready; bluetoothd not
+    /// running is not an error (adapters are then `.unavailable`, and the
+    /// mirror is built when it appears).
+    public func start() async throws(BlueZError) {
+        let alreadyStarted = state.withLock { state in
+            defer { state.started = true }
+            return state.started
+        }
+        guard !alreadyStarted else { return }
+        do {
+            // The rules are on the bus before GetManagedObjects is sent, so
+            // nothing that changes in between is missed. Signals are applied
+            // on the connection's thread as they arrive: the mirror then
+            // reflects every signal bluetoothd sent before any reply that a
+            // caller is awaiting (see `connect`'s barrier).
+            let owners = try await connection.addSignalHandler(matching: Self.nameOwnerRule) { [weak self] message in
+                self?.ownerChanged(message)
+            }
+            let signals = try await connection.addSignalHandler(
+                matching: Self.bluezRule,
+                ended: { [weak self] error in self?.vanish(BlueZError.wrapping(error)) }
+            ) { [weak self] message in
+                guard let self, let signal = TreeSignal(message) else { return }
+                self.apply(signal)
+            }
+            subscriptions.withLock { $0 += [owners, signals] }
+        } catch {
+            state.withLock { $0.started = false }
+            throw BlueZError.wrapping(error)
+        }
+        await rebuild()
+    }
+
+    /// Ends what this central started: discovery sessions (StopDiscovery),
+    /// notification subscriptions (StopNotify) and the connections it made
+    /// (Disconnect), finishes every stream, and stops following bluetoothd.
+    /// The connection stays open. Idempotent.
+    public func stop() async {
+        let (scanning, notifying, connected) = state.withLock { state in
+            let scanning = state.scanning.filter { $0.value.running }.map(\.key)
+            let notifying = state.subscriptions.filter { $0.value.notifying }.map(\.key)
+            let connected = state.connectedByUs.filter { state.tree.devices[$0]?.connected ?? false }
+            state.stopped = true
+            return (scanning, notifying, connected)
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        await withTaskGroup(of: Void.self) { group in
+            for path in notifying {
+                group.addTask { _ = try? await self.call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+            }
+            for path in scanning {
+                group.addTask { _ = try? await self.call(path, Adapter1.interface, "StopDiscovery", deadline: deadline) }
+            }
+            for path in connected {
+                group.addTask { _ = try? await self.call(path, Device1.interface, "Disconnect", deadline: deadline) }
+            }
+        }
+        let effects = state.withLock { state -> Effects in
+            var effects = Effects()
+            effects.finishSessions = state.sessions.values.map(\.continuation)
+            for record in state.subscriptions.values {
+                for subscriber in record.subscribers.values {
+                    effects.finishSubscribers.append((subscriber, BlueZError(.cancelled, "the central stopped")))
+                }
+            }
+            effects.finishEvents = Array(state.eventSinks.values)
+            for waiter in state.waiters.values {
+                waiter.promise.resolve(.failure(BlueZError(.cancelled, "the central stopped")))
+            }
+            state.sessions = [:]
+            state.subscriptions = [:]
+            state.eventSinks = [:]
+            state.waiters = [:]
+            state.scanning = [:]
+            state.connectedByUs = []
+            return effects
+        }
+        perform(effects)
+        for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
+    }
+
+    /// A stream of everything that happens, for as long as it is consumed.
+    /// A consumer more than `bufferSize` events behind loses the oldest.
+    public func events(bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: CentralEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let id = state.withLock { state -> UInt64? in
+            guard !state.stopped else { return nil }
+            let id = state.makeID()
+            state.eventSinks[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.eventSinks.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Every signal bluetoothd emits, on one rule and so in one stream:
+    /// InterfacesAdded, InterfacesRemoved and PropertiesChanged (and
+    /// Device1.Disconnected where it exists) must be applied in the order
+    /// bluetoothd sent them, which separate streams would not keep.
+    static let bluezRule = MatchRule(sender: ObjectManager.bluez)
+    static let nameOwnerRule = MatchRule(
+        sender: .bus, interface: .bus, member: "NameOwnerChanged", path: "/org/freedesktop/DBus",
+        arguments: [0: ObjectManager.bluez.rawValue])
+}

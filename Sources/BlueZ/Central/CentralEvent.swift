@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything that happens, for the API's combined event stream
+/// (`Central.events()`).
+public enum CentralEvent: Sendable, Hashable {
+    /// An adapter appeared, changed power, or went away (`.unavailable`,
+    /// also for every adapter when bluetoothd stops).
+    case adapterState(adapter: String, AdapterState)
+    /// Other properties of an adapter changed (discovering, name, ...).
+    case adapterUpdated(Adapter)
+    /// bluetoothd created a device object (an advertisement was heard, or
+    /// the device is known from before).
+    case deviceDiscovered(Device)
+    /// Properties of a device changed (advertisement data, RSSI, state).
+    case deviceUpdated(Device)
+    /// bluetoothd removed the device object.
+    case deviceLost(Device)
+    case connected(Device)
+    /// The device disconnected; the reason when bluetoothd gave one.
+    case disconnected(Device, reason: String?)
+    case servicesResolved(Device)
+    /// A characteristic's value changed: a notification or indication, or
+    /// the value a read returned (bluetoothd reports both alike).
+    case characteristicValue(CharacteristicValue)
+}
+
+/// A value of a characteristic, with where and when it came from.
+public struct CharacteristicValue: Sendable, Hashable {
+    public var adapter: String
+    public var device: BluetoothAddress
+    public var service: BluetoothUUID?
+    public var characteristic: BluetoothUUID
+    public var handle: UInt16?
+    public var value: [UInt8]
+    /// When the central received it.
+    public var timestamp: Date
+
+    public init(
+        adapter: String, device: BluetoothAddress, service: BluetoothUUID?, characteristic: BluetoothUUID,
+        handle: UInt16?, value: [UInt8], timestamp: Date
+    ) {
+        self.adapter = adapter
+        self.device = device
+        self.service = service
+        self.characteristic = characteristic
+        self.handle = handle
+        self.value = value
+        self.timestamp = timestamp
+    }
+}

@@ -1,0 +1,57 @@
+/// What a discovery session reports.
+public enum DiscoveryEvent: Sendable, Hashable {
+    /// The device was heard and matches the session's filter (once per
+    /// device per session).
+    case discovered(Device)
+    /// Another advertisement from a device already reported: every one
+    /// with `allowDuplicates`, otherwise only when its data changed.
+    case updated(Device)
+    /// bluetoothd removed the device (it stopped advertising a while ago).
+    case lost(Device)
+    /// Scanning stopped underneath the session (adapter powered off,
+    /// bluetoothd gone); it resumes by itself when it can.
+    case interrupted(BlueZError)
+    /// Scanning started again after an interruption.
+    case resumed
+}
+
+/// A running scan with its own filter: an `AsyncSequence` of discovery
+/// events. The adapter scans while at least one session is being consumed;
+/// the session ends when its consumer stops iterating (or its task is
+/// cancelled), or when the central stops.
+public struct DiscoverySession: AsyncSequence, Sendable {
+    public typealias Element = DiscoveryEvent
+
+    /// The adapter it scans (`hci0`).
+    public let adapter: String
+    public let filter: DiscoveryFilter
+    let stream: AsyncStream<DiscoveryEvent>
+
+    public func makeAsyncIterator() -> AsyncStream<DiscoveryEvent>.AsyncIterator {
+        stream.makeAsyncIterator()
+    }
+}
+
+/// Notifications or indications of one characteristic, for one consumer:
+/// an `AsyncSequence` of timestamped values.
+///
+/// The sequence throws a `BlueZError` when the subscription ends for a
+/// reason other than the consumer's: `.notConnected` when the device
+/// disconnects (its message carries bluetoothd's reason when there is one),
+/// `.adapterUnavailable` when bluetoothd went away and could not restore
+/// it, `.notFound` when the characteristic disappeared, `.cancelled` when
+/// the central stopped. Iteration ending (or its task being cancelled)
+/// unsubscribes.
+public struct NotificationSubscription: AsyncSequence, Sendable {
+    public typealias Element = CharacteristicValue
+
+    /// The characteristic, as it was when the subscription began.
+    public let characteristic: GATTCharacteristic
+    public let device: BluetoothAddress
+    public let adapter: String
+    let stream: AsyncThrowingStream<CharacteristicValue, any Error>
+
+    public func makeAsyncIterator() -> AsyncThrowingStream<CharacteristicValue, any Error>.AsyncIterator {
+        stream.makeAsyncIterator()
+    }
+}

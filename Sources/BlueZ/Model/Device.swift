@@ -1,0 +1,41 @@
+import DBus
+
+/// A snapshot of a remote device (`org.bluez.Device1`): its identity, what
+/// it advertises and the state of its connection.
+public struct Device: Sendable, Hashable {
+    /// Its object path, `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF`.
+    public var path: ObjectPath
+    /// The adapter it was seen on (`hci0`).
+    public var adapter: String
+    public var address: BluetoothAddress
+    public var addressType: AddressType = .public
+    /// The name to show (`Alias`: the user's alias, else the name, else the
+    /// address with dashes).
+    public var alias: String?
+    public var advertisement = AdvertisementData()
+    /// The Bluetooth class of device (BR/EDR only).
+    public var deviceClass: UInt32?
+    public var icon: String?
+    public var connected = false
+    public var paired = false
+    /// Whether keys are stored (BlueZ 5.66 `Bonded`).
+    public var bonded = false
+    public var trusted = false
+    public var blocked = false
+    /// Whether bluetoothd finished discovering the GATT database since the
+    /// connection was made (`ServicesResolved`).
+    public var servicesResolved = false
+    /// The reason of the last disconnection, when bluetoothd gave one (the
+    /// `Device1.Disconnected` signal of BlueZ 5.64+, e.g.
+    /// `org.bluez.Reason.Remote`).
+    public var lastDisconnectReason: String?
+
+    public init(path: ObjectPath, adapter: String, address: BluetoothAddress) {
+        self.path = path
+        self.adapter = adapter
+        self.address = address
+    }
+
+    /// The advertised name (`Name`), a shortcut into `advertisement`.
+    public var name: String? { advertisement.localName }
+}

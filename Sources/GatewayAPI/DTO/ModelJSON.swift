@@ -1,0 +1,113 @@
+import BlueZ
+import Foundation
+
+/// The JSON shapes of the API (see openapi.yaml's components).
+enum ModelJSON {
+    static func adapter(_ adapter: Adapter) -> JSON {
+        var members: [(String, JSON)] = [("name", .string(adapter.id))]
+        members.append(("address", adapter.address.map { .string($0.description) } ?? .null))
+        if let alias = adapter.alias { members.append(("alias", .string(alias))) }
+        members += [
+            ("powered", .bool(adapter.powered)),
+            ("discovering", .bool(adapter.discovering)),
+            ("discoverable", .bool(adapter.discoverable)),
+            ("pairable", .bool(adapter.pairable)),
+            ("state", .string(adapter.state.rawValue)),
+        ]
+        return .object(members)
+    }
+
+    static func device(_ device: Device, encoding: ByteEncoding) throws(Problem) -> JSON {
+        let advertisement = device.advertisement
+        var members: [(String, JSON)] = [
+            ("address", .string(device.address.description)),
+            ("address_type", .string(device.addressType.rawValue)),
+            ("adapter", .string(device.adapter)),
+        ]
+        if let name = advertisement.localName { members.append(("name", .string(name))) }
+        if let alias = device.alias { members.append(("alias", .string(alias))) }
+        if let rssi = advertisement.rssi { members.append(("rssi", .int(Int(rssi)))) }
+        if let txPower = advertisement.txPower { members.append(("tx_power", .int(Int(txPower)))) }
+        if let appearance = advertisement.appearance { members.append(("appearance", .int(Int(appearance)))) }
+        if let icon = device.icon { members.append(("icon", .string(icon))) }
+        members.append(("service_uuids", .array(advertisement.serviceUUIDs.map { .string($0.uuidString) })))
+        var manufacturer: [(String, JSON)] = []
+        for company in advertisement.manufacturerData.keys.sorted() {
+            let value = advertisement.manufacturerData[company] ?? []
+            var entry: [(String, JSON)] = [("company_id", .int(Int(company.rawValue)))]
+            if let name = company.name { entry.append(("company", .string(name))) }
+            entry += [("value", .string(try encoding.encode(value))), ("encoding", .string(encoding.rawValue))]
+            manufacturer.append((company.description.lowercased(), .object(entry)))
+        }
+        members.append(("manufacturer_data", .object(manufacturer)))
+        var serviceData: [(String, JSON)] = []
+        for uuid in advertisement.serviceData.keys.sorted(by: { $0.uuidString < $1.uuidString }) {
+            let value = advertisement.serviceData[uuid] ?? []
+            var entry: [(String, JSON)] = [("uuid", .string(uuid.uuidString))]
+            if let name = uuid.name { entry.append(("name", .string(name))) }
+            entry += [("value", .string(try encoding.encode(value))), ("encoding", .string(encoding.rawValue))]
+            serviceData.append((uuid.uuidString, .object(entry)))
+        }
+        members.append(("service_data", .object(serviceData)))
+        if let flags = advertisement.flags {
+            members.append(("advertising_flags", .string(try encoding.encode(flags))))
+        }
+        members += [
+            ("connected", .bool(device.connected)),
+            ("paired", .bool(device.paired)),
+            ("bonded", .bool(device.bonded)),
+            ("trusted", .bool(device.trusted)),
+            ("blocked", .bool(device.blocked)),
+            ("services_resolved", .bool(device.servicesResolved)),
+        ]
+        return .object(members)
+    }
+
+    static func service(_ service: GATTService) -> JSON {
+        var members: [(String, JSON)] = [("uuid", .string(service.uuid.uuidString))]
+        if let name = service.uuid.name(as: .service) ?? service.uuid.name { members.append(("name", .string(name))) }
+        members += [
+            ("primary", .bool(service.primary)),
+            ("handle", .int(Int(service.handle ?? 0))),
+            ("characteristics", .array(service.characteristics.map { characteristic($0, service: service.uuid) })),
+        ]
+        return .object(members)
+    }
+
+    static func characteristic(_ characteristic: GATTCharacteristic, service: BluetoothUUID) -> JSON {
+        var members: [(String, JSON)] = [("uuid", .string(characteristic.uuid.uuidString))]
+        if let name = characteristic.uuid.name(as: .characteristic) ?? characteristic.uuid.name {
+            members.append(("name", .string(name)))
+        }
+        members += [
+            ("handle", .int(Int(characteristic.handle ?? 0))),
+            ("service", .string(service.uuidString)),
+            ("flags", .array((characteristic.properties.bluezFlags + characteristic.unknownFlags).map(JSON.string))),
+        ]
+        if let mtu = characteristic.mtu { members.append(("mtu", .int(Int(mtu)))) }
+        members.append(("notifying", .bool(characteristic.notifying)))
+        members.append(("descriptors", .array(characteristic.descriptors.map(descriptor))))
+        return .object(members)
+    }
+
+    static func descriptor(_ descriptor: GATTDescriptor) -> JSON {
+        var members: [(String, JSON)] = [("uuid", .string(descriptor.uuid.uuidString))]
+        if let name = descriptor.uuid.name(as: .descriptor) ?? descriptor.uuid.name {
+            members.append(("name", .string(name)))
+        }
+        members += [
+            ("handle", .int(Int(descriptor.handle ?? 0))),
+            ("flags", .array((descriptor.flags.bluezFlags + descriptor.unknownFlags).map(JSON.string))),
+        ]
+        return .object(members)
+    }
+
+    static func value(_ bytes: [UInt8], encoding: ByteEncoding) throws(Problem) -> JSON {
+        .object([("value", .string(try encoding.encode(bytes))), ("encoding", .string(encoding.rawValue))])
+    }
+
+    /// RFC 3339 with milliseconds, in UTC.
+    static func timestamp(_ date: Date) -> JSON {
+        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// How bytes travel in JSON: `hex` (the default, `"0e77"`), `base64`, or
+/// `utf8` text.
+public enum ByteEncoding: String, Sendable, CaseIterable {
+    case hex, base64, utf8
+
+    /// Reads the `encoding` query parameter or JSON field; nil means hex.
+    public init(parameter: String?) throws(Problem) {
+        guard let parameter else {
+            self = .hex
+            return
+        }
+        guard let encoding = ByteEncoding(rawValue: parameter.lowercased()) else {
+            throw Problem.invalidParameter("encoding", "must be hex, base64 or utf8, not '\(parameter)'")
+        }
+        self = encoding
+    }
+
+    /// The bytes as text in this encoding. Bytes that are not valid UTF-8
+    /// cannot be given as utf8 (a lossy answer would misreport the value).
+    public func encode(_ bytes: [UInt8]) throws(Problem) -> String {
+        switch self {
+        case .hex:
+            return Self.hex(bytes)
+        case .base64:
+            return Data(bytes).base64EncodedString()
+        case .utf8:
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                throw Problem(
+                    .notAcceptable, status: .notAcceptable,
+                    detail: "the value (\(Self.hex(bytes))) is not valid UTF-8; ask for hex or base64")
+            }
+            return text
+        }
+    }
+
+    /// The bytes that `text` stands for in this encoding.
+    public func decode(_ text: String, field: String = "value") throws(Problem) -> [UInt8] {
+        switch self {
+        case .hex:
+            guard let bytes = Self.bytes(fromHex: text) else {
+                throw Problem.invalidParameter(
+                    field, "'\(text.prefix(64))' is not hex (an even number of 0-9a-f digits, optionally 0x-prefixed)")
+            }
+            return bytes
+        case .base64:
+            guard let data = Data(base64Encoded: text) else {
+                throw Problem.invalidParameter(field, "'\(text.prefix(64))' is not valid base64")
+            }
+            return Array(data)
+        case .utf8:
+            return Array(text.utf8)
+        }
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Lowercase hex, two digits a byte.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Hex digits (either case, optional `0x`, optional `:`, `-` or space
+    /// between bytes) to bytes; nil if not hex.
+    public static func bytes(fromHex text: String) -> [UInt8]? {
+        var digits = Array(text.utf8)
+        if digits.count >= 2, digits[0] == UInt8(ascii: "0"), digits[1] | 0x20 == UInt8(ascii: "x") {
+            digits.removeFirst(2)
+            // A bare "0x" is a typo, not a way to write an empty value ("").
+            if digits.isEmpty { return nil }
+        }
+        digits.removeAll { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: " ") }
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,47 @@
+/// What a gateway serves and how.
+public struct GatewayConfiguration: Sendable {
+    /// The version reported by `GET /v1`.
+    public var version: String
+    /// When set, every route but `/health` needs `Authorization: Bearer <key>`.
+    public var apiKey: String?
+    /// Browser origins allowed to call the API (`*` for any); empty: no CORS.
+    public var corsOrigins: Set<String>
+    /// The adapter used when a request names none (nil: BlueZ's first).
+    public var defaultAdapter: String?
+    /// Whether the gateway runs on its built-in simulator (reported by `GET /v1`).
+    public var simulated: Bool
+    /// How many past events `GET /v1/events` can replay.
+    public var replayBufferSize: Int
+    /// The comment heartbeat of event streams.
+    public var heartbeatInterval: Duration
+    /// How much a slow stream client may fall behind before it is dropped.
+    public var streamBufferBytes: Int
+    /// Operations' timeout when the request gives none.
+    public var defaultTimeout: Duration
+    /// The longest `timeout_ms` a request may ask for.
+    public var maximumTimeout: Duration
+    /// The default and longest `POST /v1/scan` durations.
+    public var defaultScanDuration: Duration
+    public var maximumScanDuration: Duration
+
+    public init(
+        version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,
+        simulated: Bool = false, replayBufferSize: Int = 4096, heartbeatInterval: Duration = .seconds(15),
+        streamBufferBytes: Int = 256 * 1024, defaultTimeout: Duration = .seconds(30),
+        maximumTimeout: Duration = .seconds(120), defaultScanDuration: Duration = .seconds(5),
+        maximumScanDuration: Duration = .seconds(60)
+    ) {
+        self.version = version
+        self.apiKey = apiKey
+        self.corsOrigins = corsOrigins
+        self.defaultAdapter = defaultAdapter
+        self.simulated = simulated
+        self.replayBufferSize = replayBufferSize
+        self.heartbeatInterval = heartbeatInterval
+        self.streamBufferBytes = streamBufferBytes
+        self.defaultTimeout = defaultTimeout
+        self.maximumTimeout = maximumTimeout
+        self.defaultScanDuration = defaultScanDuration
+        self.maximumScanDuration = maximumScanDuration
+    }
+}

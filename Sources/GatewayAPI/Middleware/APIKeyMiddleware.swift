@@ -1,0 +1,50 @@
+import HTTPServer
+
+/// Requires `Authorization: Bearer <key>` on every request except the ones
+/// a load balancer or a browser's preflight must reach without it (`/health`
+/// and `OPTIONS`). Browsers' EventSource cannot set headers, so the key is
+/// also accepted as the `access_token` query parameter.
+struct APIKeyMiddleware: Middleware {
+    let key: [UInt8]
+    let openPaths: Set<String>
+
+    init(key: String, openPaths: Set<String> = ["/health"]) {
+        self.key = Array(key.utf8)
+        self.openPaths = openPaths
+    }
+
+    func handle(_ request: Request, next: Next) async throws -> Response {
+        if request.method == .options || openPaths.contains(request.path) {
+            return try await next(request)
+        }
+        let presented =
+            request.headers["Authorization"].flatMap(Self.bearerToken) ?? request.query["access_token"]
+        guard let presented, Self.constantTimeEquals(Array(presented.utf8), key) else {
+            var problem = Problem(
+                .unauthorized, status: .unauthorized,
+                detail: presented == nil
+                    ? "send the API key as 'Authorization: Bearer <key>'" : "the API key is not valid")
+            problem.instance = request.path
+            var response = problem.response
+            response.headers.replaceOrAdd(name: "WWW-Authenticate", value: #"Bearer realm="blegateway""#)
+            return response
+        }
+        return try await next(request)
+    }
+
+    static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Compares without stopping at the first difference, so the time taken
+    /// does not tell an attacker how much of a guess was right.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+}

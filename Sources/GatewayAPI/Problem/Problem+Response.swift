@@ -1,0 +1,59 @@
+import HTTPServer
+
+extension Problem: ResponseConvertibleError {
+    /// The problem as an `application/problem+json` response.
+    public var response: Response {
+        Response.bytes(json, status: status, contentType: "application/problem+json")
+    }
+
+    /// The JSON body: the RFC 9457 members first, then the gateway's own.
+    public var json: [UInt8] {
+        var members: [(String, JSON)] = [
+            ("type", .string(type)), ("title", .string(kind.title)), ("status", .int(status.code)),
+            ("detail", .string(detail)),
+        ]
+        if let instance { members.append(("instance", .string(instance))) }
+        if let dbusError { members.append(("dbus_error", .string(dbusError))) }
+        if let attError { members.append(("att_error", .int(Int(attError)))) }
+        if let candidates {
+            members.append(
+                ("candidates", .array(candidates.map { .object($0.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) })))
+        }
+        if let invalidParameters {
+            members.append(
+                ("invalid_params", .array(invalidParameters.map { .object([("name", .string($0.name)), ("reason", .string($0.reason))]) })))
+        }
+        return JSON.object(members).bytes
+    }
+}
+
+extension ErrorResponseFactory {
+    /// Every error the HTTP layer produces itself (404, 405, 413, 431, 500,
+    /// 503 while stopping) as problem+json.
+    public static let problems = ErrorResponseFactory { error, request in
+        let kind: Problem.Kind =
+            switch error.status.code {
+            case 400: .invalidRequest
+            case 401: .unauthorized
+            case 404: .notFound
+            case 405: .methodNotAllowed
+            case 413: .payloadTooLarge
+            case 431: .headersTooLarge
+            case 503: .unavailable
+            default: .internalError
+            }
+        var detail = error.detail
+        if detail.isEmpty {
+            detail =
+                switch error.status.code {
+                case 404: "no route for \(request?.path ?? "this path")"
+                case 405: "\(request?.method.rawValue ?? "this method") is not allowed on \(request?.path ?? "this path")"
+                case 413: "the request body is larger than the gateway accepts"
+                default: kind.title
+                }
+        }
+        var problem = Problem(kind, status: error.status, detail: detail)
+        problem.instance = request?.path
+        return problem.response
+    }
+}

@@ -1,0 +1,41 @@
+import BlueZ
+import HTTPServer
+
+extension Gateway {
+    func addAdapterRoutes(to router: inout Router) {
+        router.get("/v1/adapters") { [central] _ in
+            guard central.isBluetoothdRunning else { throw Problem.bluetoothdNotRunning }
+            return .json(.array(central.adapters().map(ModelJSON.adapter)))
+        }
+        router.get("/v1/adapters/{adapter}") { [central] request in
+            let name = try request.adapterName()
+            return .json(ModelJSON.adapter(try bluez { () throws(BlueZError) in try central.adapter(name) }))
+        }
+        router.patch("/v1/adapters/{adapter}") { [central, configuration] request in
+            let name = try request.adapterName()
+            let body = try JSONBody(request, allowed: ["powered"])
+            guard let powered = try body.bool("powered") else {
+                throw Problem.invalidParameter("powered", "is required (true or false)")
+            }
+            let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
+            let adapter = try await bluez { () async throws(BlueZError) in
+                try await central.setPowered(powered, adapter: name, timeout: timeout)
+            }
+            return .json(ModelJSON.adapter(adapter))
+        }
+    }
+}
+
+extension Request {
+    /// The adapter named in the path.
+    func adapterName() throws(Problem) -> String {
+        let name = pathParameter("adapter")
+        try Self.checkAdapterName(name, parameter: "adapter")
+        return name
+    }
+}
+
+extension Problem {
+    static let bluetoothdNotRunning = Problem(
+        .adapterUnavailable, status: .serviceUnavailable, detail: "bluetoothd is not running (org.bluez has no owner)")
+}

@@ -1,0 +1,27 @@
+import BlueZ
+import HTTPServer
+
+extension Gateway {
+    func addEventRoutes(to router: inout Router) {
+        router.get("/v1/events") { [self] request in
+            var types: Set<String>?
+            for value in request.query.values(for: "type") {
+                for part in value.split(separator: ",") where !part.isEmpty {
+                    guard GatewayEvent.types.contains(String(part)) else {
+                        throw Problem.invalidParameter(
+                            "type", "'\(part)' is not an event type (\(GatewayEvent.types.sorted().joined(separator: ", ")))")
+                    }
+                    types = (types ?? []).union([String(part)])
+                }
+            }
+            let device = try request.query["device"].map { (text) throws(Problem) in
+                try Request.bluetoothAddress(text, parameter: "device").description
+            }
+            let lastEventID = try request.lastEventID()
+            let id = log.makeSubscriberID()
+            let writer = streams.makeWriter(streamConfiguration) { [log] _ in log.unsubscribe(id) }
+            log.subscribe(writer, id: id, filter: EventFilter(types: types, device: device), after: lastEventID)
+            return .eventStream(writer)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import BlueZ
+import DBus
+import HTTPServer
+
+extension Gateway {
+    func addGATTRoutes(to router: inout Router) {
+        let characteristic = "/v1/devices/{address}/characteristics/{characteristic}"
+        let descriptor = characteristic + "/descriptors/{descriptor}"
+
+        router.get("/v1/devices/{address}/services") { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let uuids = try request.uuidList("service")
+            let services = try bluez { () throws(BlueZError) in
+                try central.services(of: address, adapter: adapter, serviceUUIDs: uuids)
+            }
+            if services.isEmpty, uuids.isEmpty,
+                let device = try? central.device(address, adapter: adapter), !device.connected
+            {
+                throw Problem(
+                    .notConnected, status: .conflict,
+                    detail: "\(address) is not connected; connect first (POST /v1/devices/\(address)/connect)")
+            }
+            return .json(.array(services.map(ModelJSON.service)))
+        }
+        router.get(characteristic) { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let found = try bluez { () throws(BlueZError) in try central.characteristic(selector, of: address, adapter: adapter) }
+            return .json(ModelJSON.characteristic(found, service: try serviceUUID(of: found, address, adapter)))
+        }
+        router.get(characteristic + "/value") { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
+            let encoding = try request.encoding()
+            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
+            let value = try await bluez { () async throws(BlueZError) in
+                try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
+            }
+            return request.wantsRawBytes ? .bytes(value) : .json(try ModelJSON.value(value, encoding: encoding))
+        }
+        router.put(characteristic + "/value") { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let write = try request.valueWrite(types: true)
+            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
+            try await bluez { () async throws(BlueZError) in
+                try await central.write(
+                    write.value, to: selector, of: address, adapter: adapter, type: write.type, offset: write.offset,
+                    timeout: timeout)
+            }
+            return Response(status: .noContent)
+        }
+        router.get(characteristic + "/notifications") { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let encoding = try request.encoding()
+            let found = try bluez { () throws(BlueZError) in try central.characteristic(selector, of: address, adapter: adapter) }
+            // Subscribe to exactly the characteristic the channel is keyed on.
+            let target = found.handle.map(AttributeSelector.handle) ?? selector
+            let hub = notifications
+            let writer = try await hub.open(
+                path: found.path, encoding: encoding, log: log,
+                subscribe: { [central] () async throws(Problem) in
+                    try await bluez { () async throws(BlueZError) in
+                        try await central.subscribe(to: target, of: address, adapter: adapter)
+                    }
+                },
+                makeWriter: { key in
+                    streams.makeWriter(streamConfiguration) { _ in hub.close(path: found.path, key: key) }
+                })
+            return .eventStream(writer)
+        }
+        router.get(descriptor + "/value") { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let owner = try request.attribute("characteristic", service: try request.serviceQuery())
+            let selector = try request.attribute("descriptor", service: nil)
+            let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
+            let encoding = try request.encoding()
+            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
+            let value = try await bluez { () async throws(BlueZError) in
+                try await central.readDescriptor(
+                    selector, of: owner, device: address, adapter: adapter, offset: offset, timeout: timeout)
+            }
+            return request.wantsRawBytes ? .bytes(value) : .json(try ModelJSON.value(value, encoding: encoding))
+        }
+        router.put(descriptor + "/value") { [self] request in
+            let (address, adapter) = try deviceTarget(request)
+            let owner = try request.attribute("characteristic", service: try request.serviceQuery())
+            let selector = try request.attribute("descriptor", service: nil)
+            let write = try request.valueWrite(types: false)
+            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
+            try await bluez { () async throws(BlueZError) in
+                try await central.writeDescriptor(
+                    write.value, to: selector, of: owner, device: address, adapter: adapter, offset: write.offset,
+                    timeout: timeout)
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    /// The UUID of the service holding `characteristic`.
+    private func serviceUUID(of characteristic: GATTCharacteristic, _ address: BluetoothAddress, _ adapter: String?)
+        throws(Problem) -> BluetoothUUID
+    {
+        let services = try bluez { () throws(BlueZError) in try central.services(of: address, adapter: adapter) }
+        guard let service = services.first(where: { $0.path == characteristic.servicePath }) else {
+            throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
+        }
+        return service.uuid
+    }
+}
+
+/// A value to write, from a JSON body or raw bytes.
+struct ValueWrite {
+    var value: [UInt8]
+    var type: WriteType
+    var offset: UInt16
+}
+
+extension Request {
+    /// The value of a `PUT …/value`: a JSON body (`value`, `encoding`,
+    /// `type`, `offset`) or raw bytes (`Content-Type:
+    /// application/octet-stream`, with `type` and `offset` in the query).
+    func valueWrite(types: Bool) throws(Problem) -> ValueWrite {
+        let queryType = try query["type"].map { (text) throws(Problem) in try Self.writeType(text) }
+        let queryOffset = try integer("offset", in: 0...0xFFFF)
+        if headers["Content-Type"]?.lowercased().hasPrefix("application/octet-stream") == true {
+            return ValueWrite(value: body, type: queryType ?? .request, offset: UInt16(queryOffset ?? 0))
+        }
+        let allowed: Set<String> = types ? ["value", "encoding", "type", "offset"] : ["value", "encoding", "offset"]
+        let json = try JSONBody(self, allowed: allowed)
+        guard let text = try json.string("value") else {
+            throw Problem.invalidParameter("value", "is required (the bytes to write, in `encoding`)")
+        }
+        let encoding = try ByteEncoding(parameter: try json.string("encoding"))
+        let type = try (try json.string("type")).map { (text) throws(Problem) in try Self.writeType(text) }
+        let offset = try json.int("offset", in: 0...0xFFFF) ?? queryOffset ?? 0
+        return ValueWrite(value: try encoding.decode(text), type: type ?? queryType ?? .request, offset: UInt16(offset))
+    }
+
+    static func writeType(_ text: String) throws(Problem) -> WriteType {
+        guard let type = WriteType(rawValue: text.lowercased()) else {
+            throw Problem.invalidParameter("type", "must be request, command or reliable, not '\(text)'")
+        }
+        return type
+    }
+}

@@ -1,0 +1,27 @@
+import HTTPServer
+
+extension Gateway {
+    func addGatewayRoutes(to router: inout Router) {
+        router.get("/health") { [central] _ in
+            .json(.object([("status", .string("ok")), ("bluez", .string(central.isBluetoothdRunning ? "available" : "unavailable"))]))
+        }
+        router.get("/openapi.yaml") { _ in
+            .bytes(OpenAPIDocument.bytes, contentType: "application/yaml")
+        }
+        router.get("/v1") { [central, configuration] _ in
+            .json(
+                .object([
+                    ("name", .string("blegateway")),
+                    ("version", .string(configuration.version)),
+                    (
+                        "bluez",
+                        .object([
+                            ("available", .bool(central.isBluetoothdRunning)),
+                            ("simulated", .bool(configuration.simulated)),
+                        ])
+                    ),
+                    ("adapters", .array(central.adapters().map(ModelJSON.adapter))),
+                ]))
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import BlueZ
+import Foundation
+import HTTPServer
+
+extension Gateway {
+    func addScanRoutes(to router: inout Router) {
+        router.get("/v1/scan") { [self] request in
+            let filter = try request.discoveryFilter()
+            let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
+            let session = try await bluez { () async throws(BlueZError) in
+                try await central.scan(adapter: adapter, filter: filter)
+            }
+            return .eventStream(scanStream(session))
+        }
+        router.post("/v1/scan") { [self] request in
+            let body = try JSONBody(
+                request, allowed: ["duration_ms", "services", "name", "name_prefix", "rssi", "manufacturer", "adapter"],
+                optional: true)
+            let limit = Int(configuration.maximumScanDuration.components.seconds) * 1000
+            let duration = try body.int("duration_ms", in: 100...limit).map { Duration.milliseconds($0) }
+                ?? configuration.defaultScanDuration
+            var filter = DiscoveryFilter()
+            for text in try body.strings("services") ?? [] {
+                filter.serviceUUIDs.append(try request.uuid(text, parameter: "services"))
+            }
+            filter.name = try body.string("name")
+            filter.namePrefix = try body.string("name_prefix")
+            filter.minimumRSSI = try body.int("rssi", in: -127...20).map(Int16.init)
+            filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
+            let adapter = try body.string("adapter") ?? configuration.defaultAdapter
+            if let adapter { try Request.checkAdapterName(adapter, parameter: "adapter") }
+            let devices = try await bluez { () async throws(BlueZError) in
+                try await central.discover(adapter: adapter, filter: filter, duration: duration)
+            }
+            let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+            return .json(
+                .object([
+                    ("duration_ms", .int(milliseconds)),
+                    ("devices", .array(try devices.map { (device) throws(Problem) in try ModelJSON.device(device, encoding: .hex) })),
+                ]))
+        }
+    }
+
+    /// A stream that scans while it is open: the session ends when the
+    /// client leaves.
+    private func scanStream(_ session: DiscoverySession) -> StreamWriter {
+        let consumer = StreamTask()
+        let writer = streams.makeWriter(streamConfiguration) { _ in consumer.cancel() }
+        consumer.start { [log] in
+            for await event in session {
+                let (type, data): (String, JSON)
+                switch event {
+                case .discovered(let device): (type, data) = ("discovered", Self.scanJSON(device))
+                case .updated(let device): (type, data) = ("updated", Self.scanJSON(device))
+                case .lost(let device): (type, data) = ("lost", Self.scanJSON(device))
+                case .interrupted(let error):
+                    (type, data) = ("scan-interrupted", .object([("reason", .string(error.message))]))
+                case .resumed:
+                    (type, data) = ("scan-resumed", .object([]))
+                }
+                guard writer.write(ServerSentEvent(id: String(log.nextID()), event: type, data: data.text)) else { return }
+            }
+            // The session ended underneath the stream (the gateway is stopping).
+            writer.write(
+                ServerSentEvent(
+                    id: String(log.nextID()), event: "scan-stopped",
+                    data: JSON.object([("reason", .string("the scan ended"))]).text))
+            writer.finish()
+        }
+        return writer
+    }
+
+    private static func scanJSON(_ device: Device) -> JSON {
+        .object([
+            ("device", (try? ModelJSON.device(device, encoding: .hex)) ?? .null),
+            ("timestamp", ModelJSON.timestamp(Date())),
+        ])
+    }
+}
+
+extension Request {
+    /// The discovery filter of `GET /v1/scan`'s query.
+    func discoveryFilter() throws(Problem) -> DiscoveryFilter {
+        var filter = DiscoveryFilter()
+        filter.serviceUUIDs = try uuidList("service")
+        filter.name = query["name"]
+        filter.namePrefix = query["name_prefix"]
+        filter.minimumRSSI = try integer("rssi", in: -127...20).map(Int16.init)
+        filter.manufacturerID = try companyID("manufacturer")
+        filter.allowDuplicates = try bool("duplicates") ?? false
+        return filter
+    }
+}

@@ -1,0 +1,138 @@
+import BlueZ
+import HTTPServer
+
+/// Reading path and query parameters, each mistake a 400 that names the
+/// parameter.
+extension Request {
+    /// A path parameter the route pattern guarantees.
+    func pathParameter(_ name: String) -> String {
+        parameters[name] ?? ""
+    }
+
+    /// The device address in the path, in any accepted spelling.
+    func address() throws(Problem) -> BluetoothAddress {
+        try Self.bluetoothAddress(pathParameter("address"), parameter: "address")
+    }
+
+    static func bluetoothAddress(_ text: String, parameter: String) throws(Problem) -> BluetoothAddress {
+        do {
+            return try BluetoothAddress(parsing: text)
+        } catch {
+            throw Problem.invalidParameter(parameter, error.message)
+        }
+    }
+
+    /// `?adapter=`: an adapter name such as `hci0`, or nil.
+    func adapterQuery(default fallback: String?) throws(Problem) -> String? {
+        guard let name = query["adapter"] else { return fallback }
+        try Self.checkAdapterName(name, parameter: "adapter")
+        return name
+    }
+
+    static func checkAdapterName(_ name: String, parameter: String) throws(Problem) {
+        let digits = name.dropFirst(3)
+        guard name.hasPrefix("hci"), (1...3).contains(digits.count), digits.allSatisfy(\.isASCII),
+            digits.allSatisfy(\.isNumber)
+        else {
+            throw Problem.invalidParameter(parameter, "'\(name)' is not an adapter name (hci0, hci1, ...)")
+        }
+    }
+
+    /// A characteristic or descriptor named in the path: a UUID, or
+    /// `handle:N` (decimal or 0x-hex).
+    func attribute(_ name: String, service: BluetoothUUID?) throws(Problem) -> AttributeSelector {
+        let text = pathParameter(name)
+        if text.lowercased().hasPrefix("handle:") {
+            let number = text.dropFirst("handle:".count)
+            let handle =
+                number.lowercased().hasPrefix("0x") ? UInt16(number.dropFirst(2), radix: 16) : UInt16(number)
+            guard let handle, handle > 0 else {
+                throw Problem.invalidParameter(name, "'\(text)' is not a handle (handle:17 or handle:0x0011)")
+            }
+            return .handle(handle)
+        }
+        return .uuid(try uuid(text, parameter: name), service: service)
+    }
+
+    func uuid(_ text: String, parameter: String) throws(Problem) -> BluetoothUUID {
+        do {
+            return try BluetoothUUID(parsing: text)
+        } catch {
+            throw Problem.invalidParameter(parameter, error.message)
+        }
+    }
+
+    /// `?service=` for narrowing an attribute lookup: one UUID or nil.
+    func serviceQuery() throws(Problem) -> BluetoothUUID? {
+        try query["service"].map { (text) throws(Problem) in try uuid(text, parameter: "service") }
+    }
+
+    /// Repeated or comma-separated UUIDs of a query parameter.
+    func uuidList(_ name: String) throws(Problem) -> [BluetoothUUID] {
+        var uuids: [BluetoothUUID] = []
+        for value in query.values(for: name) {
+            for part in value.split(separator: ",") where !part.isEmpty {
+                uuids.append(try uuid(String(part), parameter: name))
+            }
+        }
+        return uuids
+    }
+
+    /// A boolean query parameter (`true`/`false`, `1`/`0`).
+    func bool(_ name: String) throws(Problem) -> Bool? {
+        guard let text = query[name] else { return nil }
+        switch text.lowercased() {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw Problem.invalidParameter(name, "must be true or false, not '\(text)'")
+        }
+    }
+
+    /// An integer query parameter within `range`.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
+        guard let text = query[name] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw Problem.invalidParameter(
+                name, "must be an integer from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    /// `?timeout_ms=`, bounded by the gateway's maximum.
+    func timeout(maximum: Duration) throws(Problem) -> Duration? {
+        let limit = Int(maximum.components.seconds) * 1000
+        return try integer("timeout_ms", in: 1...max(1, limit)).map { Duration.milliseconds($0) }
+    }
+
+    /// `?encoding=`.
+    func encoding() throws(Problem) -> ByteEncoding {
+        try ByteEncoding(parameter: query["encoding"])
+    }
+
+    /// Whether the client asked for raw bytes rather than JSON.
+    var wantsRawBytes: Bool {
+        guard let accept = headers["Accept"]?.lowercased() else { return false }
+        return accept.contains("application/octet-stream") && !accept.contains("application/json")
+    }
+
+    /// The company id of `?manufacturer=` (decimal or 0x-hex).
+    func companyID(_ name: String) throws(Problem) -> UInt16? {
+        guard let text = query[name] else { return nil }
+        let value = text.lowercased().hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
+        guard let value else {
+            throw Problem.invalidParameter(name, "'\(text)' is not a company id (76 or 0x004c)")
+        }
+        return value
+    }
+
+    /// `Last-Event-ID` (header) or `?last_event_id=`.
+    func lastEventID() throws(Problem) -> UInt64? {
+        guard let text = headers["Last-Event-ID"] ?? query["last_event_id"] else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if trimmed.isEmpty { return nil }
+        guard let id = UInt64(trimmed) else {
+            throw Problem.invalidParameter("Last-Event-ID", "'\(text)' is not an event id")
+        }
+        return id
+    }
+}

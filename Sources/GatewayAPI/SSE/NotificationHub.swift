@@ -1,0 +1,143 @@
+import BlueZ
+import DBus
+import Foundation
+import HTTPServer
+import Synchronization
+
+/// Notification streams, shared per characteristic: the first stream of a
+/// characteristic subscribes (StartNotify), every value is encoded once per
+/// encoding in use and written to every stream, and the last stream to
+/// close ends the subscription (StopNotify).
+final class NotificationHub: Sendable {
+    /// The streams of one characteristic and the task that feeds them.
+    private struct Channel {
+        var writers: [UInt64: (writer: StreamWriter, encoding: ByteEncoding)] = [:]
+        /// Resolves once the subscription is in place (or failed); also the
+        /// channel's identity.
+        let ready: Task<Result<NotificationSubscription, Problem>, Never>
+        var pump: StreamTask?
+    }
+
+    private let channels = Mutex<(next: UInt64, byPath: [ObjectPath: Channel])>((0, [:]))
+
+    /// Opens a stream of the characteristic at `path`: joins its channel,
+    /// or subscribes when it is the first. The writer is made (by
+    /// `makeWriter`, given the stream's key) only once the subscription is
+    /// in place, so a failure (not connected, not notifiable, ...) is the
+    /// client's HTTP error and no stream is left behind.
+    func open(
+        path: ObjectPath, encoding: ByteEncoding, log: EventLog,
+        subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
+        makeWriter: (UInt64) -> StreamWriter
+    ) async throws(Problem) -> StreamWriter {
+        let ready = channels.withLock { state in
+            if let channel = state.byPath[path] { return channel.ready }
+            let ready = Task { () async -> Result<NotificationSubscription, Problem> in
+                do throws(Problem) { return .success(try await subscribe()) } catch { return .failure(error) }
+            }
+            state.byPath[path] = Channel(ready: ready)
+            return ready
+        }
+        let outcome = await ready.value
+        return try channels.withLock { state throws(Problem) -> StreamWriter in
+            // The channel may have ended (or failed) while this stream waited.
+            guard let channel = state.byPath[path], channel.ready == ready else {
+                throw Problem(.notConnected, status: .conflict, detail: "the subscription ended; try again")
+            }
+            guard case .success(let subscription) = outcome else {
+                state.byPath[path] = nil
+                if case .failure(let problem) = outcome { throw problem }
+                throw Problem(.internalError, status: .internalServerError, detail: "no subscription")
+            }
+            let key = state.next
+            state.next += 1
+            let writer = makeWriter(key)
+            state.byPath[path]?.writers[key] = (writer, encoding)
+            if channel.pump == nil {
+                let pump = StreamTask()
+                state.byPath[path]?.pump = pump
+                pump.start { [weak self] in await self?.pump(path: path, subscription: subscription, log: log) }
+            }
+            return writer
+        }
+    }
+
+    /// Removes a stream (its client left); the last one ends the subscription.
+    func close(path: ObjectPath, key: UInt64) {
+        let pump = channels.withLock { state -> StreamTask? in
+            guard state.byPath[path]?.writers.removeValue(forKey: key) != nil,
+                state.byPath[path]?.writers.isEmpty == true
+            else { return nil }
+            defer { state.byPath[path] = nil }
+            return state.byPath[path]?.pump
+        }
+        pump?.cancel()
+    }
+
+    /// Feeds the channel's streams until the subscription ends (the device
+    /// disconnected, bluetoothd went away) or the last stream closes.
+    private func pump(path: ObjectPath, subscription: NotificationSubscription, log: EventLog) async {
+        var reason = (code: "gateway-stopping", detail: "")
+        do {
+            for try await value in subscription { deliver(value, path: path, log: log) }
+        } catch let error as BlueZError {
+            reason = (Self.reason(error), error.message)
+        } catch {
+            reason = ("failed", "\(error)")
+        }
+        if Task.isCancelled { return }
+        let writers = channels.withLock { state -> [StreamWriter] in
+            defer { state.byPath[path] = nil }
+            return state.byPath[path]?.writers.values.map(\.writer) ?? []
+        }
+        for writer in writers { Self.end(writer, reason: reason.code, detail: reason.detail, log: log) }
+    }
+
+    /// Writes one value to every stream of the channel, encoding it once per
+    /// encoding in use.
+    private func deliver(_ value: CharacteristicValue, path: ObjectPath, log: EventLog) {
+        let writers = channels.withLock { $0.byPath[path]?.writers.values.map { $0 } ?? [] }
+        guard !writers.isEmpty else { return }
+        let id = String(log.nextID())
+        var frames: [ByteEncoding: [UInt8]] = [:]
+        for (writer, encoding) in writers {
+            if frames[encoding] == nil {
+                frames[encoding] = ServerSentEvent(id: id, event: "notification", data: Self.json(value, encoding)).encoded
+            }
+            writer.write(frames[encoding] ?? [])
+        }
+    }
+
+    static func json(_ value: CharacteristicValue, _ encoding: ByteEncoding) -> String {
+        var members: [(String, JSON)] = [
+            ("address", .string(value.device.description)), ("adapter", .string(value.adapter)),
+        ]
+        if let service = value.service { members.append(("service", .string(service.uuidString))) }
+        members.append(("characteristic", .string(value.characteristic.uuidString)))
+        if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
+        // A value that is not UTF-8 falls back to hex rather than being lost.
+        let (text, used) =
+            (try? encoding.encode(value.value)).map { ($0, encoding) } ?? (ByteEncoding.hex(value.value), .hex)
+        members += [
+            ("value", .string(text)), ("encoding", .string(used.rawValue)),
+            ("timestamp", ModelJSON.timestamp(value.timestamp)),
+        ]
+        return JSON.object(members).text
+    }
+
+    private static func end(_ writer: StreamWriter, reason: String, detail: String, log: EventLog) {
+        let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
+        writer.write(ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data).encoded)
+        writer.finish()
+    }
+
+    private static func reason(_ error: BlueZError) -> String {
+        switch error.code {
+        case .notConnected: "disconnected"
+        case .notFound: "device-removed"
+        case .adapterUnavailable, .poweredOff: "bluez-unavailable"
+        case .cancelled: "gateway-stopping"
+        default: error.message.contains("restart") ? "bluez-restarted" : "failed"
+        }
+    }
+}

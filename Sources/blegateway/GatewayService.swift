@@ -1,0 +1,178 @@
+import BlueZ
+import BlueZSimulator
+import DBus
+import GatewayAPI
+import Glibc
+import HTTPServer
+import Logging
+
+/// The running gateway: the bus connection (and, with `--simulate`, a
+/// private bus with the simulator on it), the BlueZ central, the API and
+/// the HTTP server; stopped in the reverse order.
+final class GatewayService: Sendable {
+    let server: Server
+    let gateway: Gateway
+    let central: Central
+    let connection: Connection
+    let simulation: Simulation?
+    let logger: Logger
+
+    /// The simulator and its private bus.
+    struct Simulation: Sendable {
+        let daemon: BusDaemon
+        let simulator: SimulatedBlueZ
+    }
+
+    private init(
+        server: Server, gateway: Gateway, central: Central, connection: Connection, simulation: Simulation?,
+        logger: Logger
+    ) {
+        self.server = server
+        self.gateway = gateway
+        self.central = central
+        self.connection = connection
+        self.simulation = simulation
+        self.logger = logger
+    }
+
+    static func start(_ settings: Settings, logger: Logger) async throws(StartupError) -> GatewayService {
+        // A client that leaves mid-write must not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        let simulation = try await startSimulation(settings, logger: logger)
+        let busAddress = simulation.map { BusAddress.address($0.daemon.address) } ?? settings.bus
+        let connection: Connection
+        do {
+            connection = try await Connection.connect(to: busAddress)
+        } catch {
+            await simulation?.stop()
+            throw StartupError(
+                """
+                cannot connect to the \(busAddress) (\(error)). Is D-Bus running? In a container, mount the host's \
+                /run/dbus/system_bus_socket; without Bluetooth, try --simulate.
+                """)
+        }
+        let central = Central(connection: connection)
+        do {
+            try await central.start()
+        } catch {
+            connection.close()
+            await simulation?.stop()
+            throw StartupError("cannot read BlueZ's objects: \(error)")
+        }
+        reportBluetooth(central, settings: settings, logger: logger)
+
+        let gateway = Gateway(
+            central: central,
+            configuration: GatewayConfiguration(
+                version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
+                defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer),
+            logger: logger)
+        gateway.start()
+        let server: Server
+        do {
+            server = try startServer(settings, responder: gateway.router(), logger: logger)
+        } catch {
+            gateway.stop()
+            await central.stop()
+            connection.close()
+            await simulation?.stop()
+            throw error
+        }
+        return GatewayService(
+            server: server, gateway: gateway, central: central, connection: connection, simulation: simulation,
+            logger: logger)
+    }
+
+    /// Stops accepting requests and ends every stream, then ends the scans,
+    /// subscriptions and connections the gateway started, then closes the
+    /// bus (and the simulator).
+    func stop() async {
+        await server.stop(gracePeriod: .seconds(5))
+        gateway.stop()
+        await central.stop()
+        connection.close()
+        await simulation?.stop()
+    }
+
+    private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> Simulation? {
+        guard let choice = settings.simulate else { return nil }
+        let scenario: Scenario
+        if choice == SimulateArgument.builtIn {
+            scenario = .default
+        } else {
+            do {
+                scenario = try Scenario.load(path: choice)
+            } catch {
+                throw StartupError("the scenario \(choice) cannot be used: \(error)")
+            }
+        }
+        let daemon: BusDaemon
+        do {
+            daemon = try BusDaemon()
+        } catch {
+            throw StartupError("--simulate needs dbus-daemon (Debian package dbus-daemon): \(error.message)")
+        }
+        do {
+            let connection = try await Connection.connect(to: .address(daemon.address))
+            let simulator = try await SimulatedBlueZ.start(on: connection, scenario: scenario)
+            logger.info("simulating BlueZ on a private bus (\(daemon.address)) with \(choice == SimulateArgument.builtIn ? "the built-in scenario" : choice)")
+            return Simulation(daemon: daemon, simulator: simulator)
+        } catch {
+            daemon.stop()
+            throw StartupError("the simulator did not start: \(error)")
+        }
+    }
+
+    private static func reportBluetooth(_ central: Central, settings: Settings, logger: Logger) {
+        guard central.isBluetoothdRunning else {
+            logger.error(
+                """
+                bluetoothd is not running (org.bluez has no owner on the \(settings.bus)): requests answer 503 \
+                until it starts. Without Bluetooth, try --simulate.
+                """)
+            return
+        }
+        let adapters = central.adapters()
+        if adapters.isEmpty {
+            logger.error("bluetoothd has no adapter: requests answer 503 until one appears")
+        } else {
+            logger.info("adapters: \(adapters.map { "\($0.id) (\($0.state.rawValue))" }.joined(separator: ", "))")
+        }
+        if let adapter = settings.adapter, !adapters.contains(where: { $0.id == adapter }) {
+            logger.error("--adapter \(adapter) does not exist (yet): requests that use it answer 404")
+        }
+    }
+
+    private static func startServer(_ settings: Settings, responder: Router, logger: Logger) throws(StartupError) -> Server {
+        var configuration = ServerConfiguration(
+            host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections)
+        if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
+            do {
+                configuration.tls = try TLSConfiguration(certificateFile: certificate, privateKeyFile: key)
+            } catch {
+                throw StartupError("cannot use the TLS certificate and key: \(error)")
+            }
+        }
+        let server = Server(configuration: configuration, responder: responder, logger: logger)
+        do {
+            try server.start()
+        } catch {
+            throw StartupError("\(error.message). Is another gateway running? Choose another address with --listen.")
+        }
+        let scheme = settings.tlsCertificate == nil ? "http" : "https"
+        let port = server.port ?? settings.listen.port
+        logger.notice("blegateway \(BLEGateway.version) listening on \(scheme)://\(ListenAddress(host: settings.listen.host, port: port))")
+        if settings.apiKey == nil, !["127.0.0.1", "::1", "localhost"].contains(settings.listen.host) {
+            logger.warning("listening beyond this machine without --api-key: anyone who can reach it can use your Bluetooth devices")
+        }
+        return server
+    }
+}
+
+extension GatewayService.Simulation {
+    func stop() async {
+        await simulator.stop()
+        simulator.connection.close()
+        daemon.stop()
+    }
+}

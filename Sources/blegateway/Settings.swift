@@ -1,0 +1,62 @@
+import ArgumentParser
+import DBus
+import Foundation
+import Logging
+
+/// The serve command's options with the environment's fallbacks applied
+/// and checked.
+struct Settings {
+    var listen: ListenAddress
+    var adapter: String?
+    var apiKey: String?
+    var corsOrigins: Set<String>
+    var tlsCertificate: String?
+    var tlsKey: String?
+    var logLevel: Logger.Level
+    var bus: BusAddress
+    /// nil: the real bluetoothd; `SimulateArgument.builtIn` or a scenario path.
+    var simulate: String?
+    var replayBuffer: Int
+    var maxConnections: Int
+
+    init(_ command: ServeCommand, environment: [String: String]) throws {
+        let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
+        guard let listen = ListenAddress(listenText) else {
+            throw ValidationError("--listen must be HOST:PORT, [IPV6]:PORT or PORT, not '\(listenText)'")
+        }
+        self.listen = listen
+        adapter = command.adapter ?? environment["BLEGATEWAY_ADAPTER"]
+        if let adapter, !(adapter.hasPrefix("hci") && adapter.dropFirst(3).allSatisfy(\.isNumber) && adapter.count > 3) {
+            throw ValidationError("--adapter must be an adapter name such as hci0, not '\(adapter)'")
+        }
+        if let path = command.apiKeyFile {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("cannot read the API key file \(path)")
+            }
+            apiKey = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            apiKey = command.apiKey ?? environment["BLEGATEWAY_API_KEY"]
+        }
+        if let apiKey, apiKey.isEmpty { self.apiKey = nil }
+        var origins = Set(command.corsOrigins)
+        if origins.isEmpty, let list = environment["BLEGATEWAY_CORS_ORIGINS"] {
+            origins = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        corsOrigins = origins
+        tlsCertificate = command.tlsCertificate
+        tlsKey = command.tlsKey
+        let levelText = command.logLevel ?? environment["BLEGATEWAY_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, not '\(levelText)'")
+        }
+        logLevel = level
+        switch command.bus ?? environment["BLEGATEWAY_BUS"] ?? "system" {
+        case "system": bus = .system
+        case "session": bus = .session
+        case let address: bus = .address(address)
+        }
+        simulate = command.simulate
+        replayBuffer = command.replayBuffer
+        maxConnections = command.maxConnections
+    }
+}

@@ -1,0 +1,77 @@
+import BlueZ
+import BlueZSimulator
+import DBus
+import Testing
+
+@Suite(.serialized) struct DiscoveryTests {
+    @Test func sessionSeesOnlyWhatMatchesItsFilter() async throws {
+        let harness = try await Harness()
+        let heart = try await harness.central.scan(filter: DiscoveryFilter(serviceUUIDs: [Harness.heartRate]))
+        let plug = try await harness.central.scan(filter: DiscoveryFilter(namePrefix: "Smart Plug"))
+        async let heartEvents = collect(heart, for: .seconds(1))
+        async let plugEvents = collect(plug, for: .seconds(1))
+        let (heartSeen, plugSeen) = await (heartEvents, plugEvents)
+        let heartAddresses = Set(heartSeen.compactMap(Self.address))
+        let plugAddresses = Set(plugSeen.compactMap(Self.address))
+        #expect(heartAddresses == [Harness.strap])
+        #expect(plugAddresses == [Harness.plug])
+        await harness.shutdown()
+    }
+
+    @Test func duplicatesOffReportsEachDeviceOnceUnlessItsDataChanges() async throws {
+        let harness = try await Harness()
+        // The beacon's manufacturer data carries a counter (changes every
+        // advertisement); the strap's RSSI jitters but its data does not.
+        let session = try await harness.central.scan(filter: DiscoveryFilter(allowDuplicates: false))
+        let seen = await collect(session, for: .seconds(1))
+        let strapEvents = seen.filter { Self.address($0) == Harness.strap }
+        #expect(strapEvents.count == 1)
+        if case .discovered = strapEvents.first {} else { Issue.record("first event is not .discovered: \(strapEvents)") }
+        let discoveredTwice = Dictionary(grouping: seen.filter { if case .discovered = $0 { true } else { false } }, by: Self.address)
+            .values.contains { $0.count > 1 }
+        #expect(!discoveredTwice)
+        await harness.shutdown()
+    }
+
+    @Test func duplicatesOnReportsEveryAdvertisement() async throws {
+        let harness = try await Harness()
+        let session = try await harness.central.scan(filter: DiscoveryFilter(serviceUUIDs: [Harness.heartRate], allowDuplicates: true))
+        let seen = await collect(session, for: .milliseconds(2200))
+        // The strap advertises every 0.5 s (real time in the simulator),
+        // its RSSI jittering: every report is an event.
+        #expect(seen.count >= 3)
+        #expect(seen.allSatisfy { Self.address($0) == Harness.strap })
+        await harness.shutdown()
+    }
+
+    @Test func discoveryRunsWhileASessionIsConsumed() async throws {
+        let harness = try await Harness()
+        let consumer = Task {
+            let session = try await harness.central.scan()
+            for await _ in session {}
+        }
+        #expect(await eventually { harness.central.adapters().first?.discovering == true })
+        consumer.cancel()
+        // The consumer left: the last session ended, StopDiscovery was sent.
+        #expect(await eventually { harness.central.adapters().first?.discovering == false })
+        await harness.shutdown()
+    }
+
+    @Test func boundedDiscoverReturnsTheDevicesFound() async throws {
+        let harness = try await Harness()
+        let devices = try await harness.central.discover(filter: DiscoveryFilter(), duration: .seconds(1))
+        #expect(Set(devices.map(\.address)).isSuperset(of: [Harness.strap, Harness.thermometer, Harness.plug]))
+        let strap = try #require(devices.first { $0.address == Harness.strap })
+        #expect(strap.advertisement.localName == "Polar H10 6A3E01")
+        #expect(strap.advertisement.manufacturerData[CompanyIdentifier(0x006b)] == [0x3f, 0x00])
+        #expect(strap.addressType == .random)
+        await harness.shutdown()
+    }
+
+    static func address(_ event: DiscoveryEvent) -> BluetoothAddress? {
+        switch event {
+        case .discovered(let device), .updated(let device), .lost(let device): device.address
+        default: nil
+        }
+    }
+}

