@@ -15,7 +15,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test scale-sim
+.PHONY: deps build run test docker-check scale-sim
 
 ## Install the Debian packages that are missing (nothing when all are there).
 deps:
@@ -37,6 +37,12 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) docker-check
+
+## docker/ without a Docker engine: hadolint, compose schema, the runtime
+## libraries of the release binary, the D-Bus policy (docker/README.md).
+docker-check: deps
+	bash docker/check.sh
 
 ## The simulator's scale tests (1,000 advertisers, 20,000 notifications/s),
 ## in a release build; they print their figures.
