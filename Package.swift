@@ -80,6 +80,12 @@ let package = Package(
         ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
+        // The real blegateway process, driven over HTTP; it depends on the
+        // executable only so that it is built first.
+        .testTarget(
+            name: "GatewayIntegrationTests",
+            dependencies: ["blegateway", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

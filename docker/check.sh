@@ -7,7 +7,7 @@
 # Needs the debug build of bluez-sim (make test builds it) and root for 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="/opt/swift/usr/bin:$PATH"
+export PATH="/opt/swift/usr/bin:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
 failed=0
 step() { echo "== $*"; }
 pass() { echo "PASS $*"; }

@@ -13,6 +13,9 @@ out=Sources/GatewayAPI/OpenAPIDocument.swift
   echo "enum OpenAPIDocument {"
   echo "    static let text = #\"\"\""
   cat openapi.yaml
+  # A multi-line literal drops the line break before its closing quotes:
+  # this empty line keeps the file's last one.
+  echo ""
   echo "\"\"\"#"
   echo ""
   echo "    static let bytes = Array(text.utf8)"

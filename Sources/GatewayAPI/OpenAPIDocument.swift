@@ -82,7 +82,9 @@ paths:
           description: The OpenAPI document of this gateway.
           content:
             application/yaml:
-              schema: { type: string }
+              schema:
+                type: object
+                description: An OpenAPI 3.1 document.
         "401": { $ref: "#/components/responses/Unauthorized" }
   /v1:
     get:
@@ -238,7 +240,6 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
-        "406": { $ref: "#/components/responses/NotAcceptable" }
         "503": { $ref: "#/components/responses/Unavailable" }
   /v1/devices/{address}:
     parameters:
@@ -259,7 +260,6 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
-        "406": { $ref: "#/components/responses/NotAcceptable" }
         "503": { $ref: "#/components/responses/Unavailable" }
     delete:
       tags: [devices]
@@ -398,7 +398,6 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
-        "406": { $ref: "#/components/responses/NotAcceptable" }
         "409": { $ref: "#/components/responses/Conflict" }
         "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
@@ -502,7 +501,6 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
-        "406": { $ref: "#/components/responses/NotAcceptable" }
         "409": { $ref: "#/components/responses/Conflict" }
         "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
@@ -602,18 +600,21 @@ components:
       required: true
       description: The device's Bluetooth address.
       schema: { $ref: "#/components/schemas/AddressInput" }
+      example: C4:7C:8D:6A:3E:01
     Characteristic:
       name: characteristic
       in: path
       required: true
       description: A UUID (`2a37`, 32-bit or 128-bit) or `handle:N`.
       schema: { $ref: "#/components/schemas/AttributeName" }
+      example: 2a38
     Descriptor:
       name: descriptor
       in: path
       required: true
       description: A UUID (`2902`, 32-bit or 128-bit) or `handle:N`.
       schema: { $ref: "#/components/schemas/AttributeName" }
+      example: "2902"
     ServiceQuery:
       name: service
       in: query
@@ -656,7 +657,10 @@ components:
     Encoding:
       name: encoding
       in: query
-      description: How bytes are written in JSON.
+      description: |
+        How bytes are written in JSON. Bytes that are not valid UTF-8 are
+        given in hex when `utf8` is asked for: each value's `encoding` says
+        which was used.
       schema: { $ref: "#/components/schemas/Encoding" }
     Offset:
       name: offset
@@ -707,11 +711,6 @@ components:
             dbus_error: org.bluez.Error.NotPermitted
     NotFound:
       description: No such adapter, device, service, characteristic or descriptor, or no such route.
-      content:
-        application/problem+json:
-          schema: { $ref: "#/components/schemas/Problem" }
-    NotAcceptable:
-      description: The value cannot be given in the requested encoding (not UTF-8).
       content:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
@@ -821,8 +820,8 @@ components:
 
     AddressInput:
       type: string
-      description: A Bluetooth address, any case, with `:`, `-` or no separators.
-      pattern: "^[0-9A-Fa-f]{2}([:-]?[0-9A-Fa-f]{2}){5}$"
+      description: A Bluetooth address, any case, with `:` or `-` between bytes, or no separators.
+      pattern: "^([0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$"
       example: C4:7C:8D:6A:1B:01
     Address:
       type: string
@@ -831,8 +830,8 @@ components:
       example: C4:7C:8D:6A:1B:01
     UUIDInput:
       type: string
-      description: A 16-bit, 32-bit or 128-bit UUID.
-      pattern: "^(0[xX])?([0-9a-fA-F]{4}|[0-9a-fA-F]{8}|[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12})$"
+      description: A 16-bit (`180d`, `0x180D`), 32-bit or 128-bit UUID (32 hex digits, with or without the dashes).
+      pattern: "^((0[xX])?([0-9a-fA-F]{4}|[0-9a-fA-F]{8})|[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$"
       example: 180d
     UUID:
       type: string
@@ -842,7 +841,7 @@ components:
     AttributeName:
       type: string
       description: A UUID, or `handle:` and the ATT handle (decimal or 0x-hex).
-      pattern: "^((0[xX])?([0-9a-fA-F]{4}|[0-9a-fA-F]{8}|[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12})|handle:(0[xX][0-9a-fA-F]{1,4}|[0-9]{1,5}))$"
+      pattern: "^((0[xX])?([0-9a-fA-F]{4}|[0-9a-fA-F]{8})|[0-9a-fA-F]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|handle:(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))$"
       example: 2a37
     Encoding:
       type: string
@@ -963,6 +962,15 @@ components:
           type: array
           items: { type: string }
 
+    HexBytes:
+      type: string
+      description: Two hex digits a byte, either case, optionally `0x`-prefixed, with at most one `:`, `-` or space between bytes.
+      pattern: "^((0[xX])?[0-9a-fA-F]{2}([:\\- ]?[0-9a-fA-F]{2})*)?$"
+      example: 0e77
+    Base64Bytes:
+      type: string
+      description: Standard base64, padded.
+      pattern: "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$"
     Value:
       type: object
       required: [value, encoding]
@@ -977,6 +985,12 @@ components:
       type: object
       required: [value]
       additionalProperties: false
+      description: "`value` is hex (the default), base64 or UTF-8 text, as `encoding` says."
+      allOf:
+        - if: { properties: { encoding: { const: hex } } }
+          then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+        - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+          then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
       properties:
         value: { type: string }
         encoding: { $ref: "#/components/schemas/Encoding" }
@@ -986,6 +1000,12 @@ components:
       type: object
       required: [value]
       additionalProperties: false
+      description: "`value` is hex (the default), base64 or UTF-8 text, as `encoding` says."
+      allOf:
+        - if: { properties: { encoding: { const: hex } } }
+          then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+        - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+          then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
       properties:
         value: { type: string }
         encoding: { $ref: "#/components/schemas/Encoding" }
@@ -1078,6 +1098,7 @@ components:
       properties:
         last_event_id: { type: integer }
         oldest_available: { type: integer }
+
 """#
 
     static let bytes = Array(text.utf8)

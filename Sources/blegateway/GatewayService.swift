@@ -65,7 +65,8 @@ final class GatewayService: Sendable {
             central: central,
             configuration: GatewayConfiguration(
                 version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
-                defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer),
+                defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
+                heartbeatInterval: settings.heartbeatInterval),
             logger: logger)
         gateway.start()
         let server: Server
@@ -146,6 +147,9 @@ final class GatewayService: Sendable {
     private static func startServer(_ settings: Settings, responder: Router, logger: Logger) throws(StartupError) -> Server {
         var configuration = ServerConfiguration(
             host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections)
+        // The server's own refusals (413, 431, 503 while stopping) are
+        // problems too.
+        configuration.errorResponses = .problems
         if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
             do {
                 configuration.tls = try TLSConfiguration(certificateFile: certificate, privateKeyFile: key)

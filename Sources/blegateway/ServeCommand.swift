@@ -77,6 +77,13 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "scenario"))
     var simulate: String?
 
+    @Option(
+        name: .customLong("heartbeat-interval"),
+        help: ArgumentHelp(
+            "Seconds between the comment heartbeats of event streams.",
+            discussion: "A quiet stream only notices a client that left when it next writes; shorter also keeps proxies with short idle timeouts open."))
+    var heartbeatInterval: Double = 15
+
     @Option(name: .customLong("replay-buffer"), help: "How many past events GET /v1/events can replay.")
     var replayBuffer = 4096
 
@@ -89,6 +96,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if apiKey != nil, apiKeyFile != nil {
             throw ValidationError("give --api-key or --api-key-file, not both")
+        }
+        guard (0.05...3600).contains(heartbeatInterval) else {
+            throw ValidationError("--heartbeat-interval must be 0.05 to 3600 seconds")
         }
         guard (1...1_000_000).contains(replayBuffer) else { throw ValidationError("--replay-buffer must be 1 to 1000000") }
         guard (16...100_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 16 to 100000") }

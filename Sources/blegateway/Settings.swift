@@ -18,6 +18,7 @@ struct Settings {
     var simulate: String?
     var replayBuffer: Int
     var maxConnections: Int
+    var heartbeatInterval: Duration
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
@@ -57,6 +58,7 @@ struct Settings {
         }
         simulate = command.simulate
         replayBuffer = command.replayBuffer
+        heartbeatInterval = .milliseconds(Int(command.heartbeatInterval * 1000))
         maxConnections = command.maxConnections
     }
 }

@@ -44,7 +44,7 @@ import Testing
 
     @Test func devicesNotConnectedNorPairedExpireAfterDiscoveryStops() async throws {
         // TemporaryTimeout 30 s × timing 0.01 = 0.3 s.
-        let harness = try await SimulatorHarness()
+        let harness = try await SimulatorHarness(options: SimulatorOptions(temporaryTimeout: 30))
         defer { Task { await harness.close() } }
         let beacon = try ObjectPath(TestScenarios.beaconPath)
         try await harness.discover(beacon)

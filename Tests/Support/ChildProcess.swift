@@ -80,6 +80,8 @@ public final class ChildProcess: Sendable {
 
     /// What the program wrote to standard output so far.
     public var standardOutput: String { output.text }
+    /// The same, as bytes (for binary output).
+    public var standardOutputBytes: [UInt8] { output.bytesSoFar }
     /// What the program wrote to standard error so far.
     public var standardError: String { errorOutput.text }
 
@@ -99,13 +101,14 @@ public final class ChildProcess: Sendable {
         return standardOutput.contains(text)
     }
 
-    /// Waits for the program to exit and returns its exit status (128 + the
-    /// signal number if a signal ended it), or nil after `timeout`.
+    /// Waits for the program to exit and its output to be read to the end,
+    /// and returns its exit status (128 + the signal number if a signal
+    /// ended it), or nil after `timeout`.
     public func wait(timeout: Duration = .seconds(60)) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let status = poll() { return status }
-            try? await Task.sleep(for: .milliseconds(10))
+            if let status = poll(), output.isFinished, errorOutput.isFinished { return status }
+            try? await Task.sleep(for: .milliseconds(5))
         }
         return poll()
     }
@@ -153,6 +156,7 @@ public final class ChildProcess: Sendable {
                 job.buffer.append(chunk[0..<count])
             }
             close(job.fd)
+            job.buffer.finish()
             return nil
         }, context)
         pthread_detach(thread)
@@ -162,8 +166,13 @@ public final class ChildProcess: Sendable {
 /// Bytes a program wrote, shared with the thread that reads them.
 private final class OutputBuffer: Sendable {
     private let bytes = Mutex<[UInt8]>([])
+    private let finished = Atomic(false)
     func append(_ chunk: ArraySlice<UInt8>) { bytes.withLock { $0 += chunk } }
+    /// The pipe reached its end: everything written has been read.
+    func finish() { finished.store(true, ordering: .releasing) }
+    var isFinished: Bool { finished.load(ordering: .acquiring) }
     var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+    var bytesSoFar: [UInt8] { bytes.withLock { $0 } }
 }
 
 /// One pipe to drain.
@@ -188,7 +197,5 @@ public func run(
     let child = try ChildProcess(arguments, environment: environment)
     let status = await child.wait(timeout: timeout)
     child.kill()
-    // The reader threads finish once the pipes close; give them a moment.
-    try? await Task.sleep(for: .milliseconds(5))
     return (status ?? -1, child.standardOutput, child.standardError)
 }

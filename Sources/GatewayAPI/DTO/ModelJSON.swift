@@ -17,7 +17,7 @@ enum ModelJSON {
         return .object(members)
     }
 
-    static func device(_ device: Device, encoding: ByteEncoding) throws(Problem) -> JSON {
+    static func device(_ device: Device, encoding: ByteEncoding) -> JSON {
         let advertisement = device.advertisement
         var members: [(String, JSON)] = [
             ("address", .string(device.address.description)),
@@ -36,7 +36,7 @@ enum ModelJSON {
             let value = advertisement.manufacturerData[company] ?? []
             var entry: [(String, JSON)] = [("company_id", .int(Int(company.rawValue)))]
             if let name = company.name { entry.append(("company", .string(name))) }
-            entry += [("value", .string(try encoding.encode(value))), ("encoding", .string(encoding.rawValue))]
+            entry += encoding.members(value)
             manufacturer.append((company.description.lowercased(), .object(entry)))
         }
         members.append(("manufacturer_data", .object(manufacturer)))
@@ -45,12 +45,12 @@ enum ModelJSON {
             let value = advertisement.serviceData[uuid] ?? []
             var entry: [(String, JSON)] = [("uuid", .string(uuid.uuidString))]
             if let name = uuid.name { entry.append(("name", .string(name))) }
-            entry += [("value", .string(try encoding.encode(value))), ("encoding", .string(encoding.rawValue))]
+            entry += encoding.members(value)
             serviceData.append((uuid.uuidString, .object(entry)))
         }
         members.append(("service_data", .object(serviceData)))
         if let flags = advertisement.flags {
-            members.append(("advertising_flags", .string(try encoding.encode(flags))))
+            members.append(("advertising_flags", .string(ByteEncoding.hex(flags))))
         }
         members += [
             ("connected", .bool(device.connected)),
@@ -102,8 +102,8 @@ enum ModelJSON {
         return .object(members)
     }
 
-    static func value(_ bytes: [UInt8], encoding: ByteEncoding) throws(Problem) -> JSON {
-        .object([("value", .string(try encoding.encode(bytes))), ("encoding", .string(encoding.rawValue))])
+    static func value(_ bytes: [UInt8], encoding: ByteEncoding) -> JSON {
+        .object(encoding.members(bytes))
     }
 
     /// RFC 3339 with milliseconds, in UTC.

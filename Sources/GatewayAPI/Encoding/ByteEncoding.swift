@@ -17,22 +17,25 @@ public enum ByteEncoding: String, Sendable, CaseIterable {
         self = encoding
     }
 
-    /// The bytes as text in this encoding. Bytes that are not valid UTF-8
-    /// cannot be given as utf8 (a lossy answer would misreport the value).
-    public func encode(_ bytes: [UInt8]) throws(Problem) -> String {
+    /// The bytes as text in this encoding, and the encoding actually used:
+    /// bytes that are not valid UTF-8 are given in hex rather than lossily
+    /// (every value in the API says its encoding beside it).
+    public func encode(_ bytes: [UInt8]) -> (text: String, encoding: ByteEncoding) {
         switch self {
         case .hex:
-            return Self.hex(bytes)
+            return (Self.hex(bytes), .hex)
         case .base64:
-            return Data(bytes).base64EncodedString()
+            return (Data(bytes).base64EncodedString(), .base64)
         case .utf8:
-            guard let text = String(validating: bytes, as: UTF8.self) else {
-                throw Problem(
-                    .notAcceptable, status: .notAcceptable,
-                    detail: "the value (\(Self.hex(bytes))) is not valid UTF-8; ask for hex or base64")
-            }
-            return text
+            guard let text = String(validating: bytes, as: UTF8.self) else { return (Self.hex(bytes), .hex) }
+            return (text, .utf8)
         }
+    }
+
+    /// `{"value": …, "encoding": …}` members for bytes.
+    func members(_ bytes: [UInt8]) -> [(String, JSON)] {
+        let (text, used) = encode(bytes)
+        return [("value", .string(text)), ("encoding", .string(used.rawValue))]
     }
 
     /// The bytes that `text` stands for in this encoding.
@@ -67,22 +70,27 @@ public enum ByteEncoding: String, Sendable, CaseIterable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Hex digits (either case, optional `0x`, optional `:`, `-` or space
-    /// between bytes) to bytes; nil if not hex.
+    /// Hex to bytes; nil if not hex. The grammar (openapi.yaml's `HexBytes`):
+    /// empty, or an optional `0x`, then two digits a byte (either case), with
+    /// at most one `:`, `-` or space between bytes.
     public static func bytes(fromHex text: String) -> [UInt8]? {
-        var digits = Array(text.utf8)
-        if digits.count >= 2, digits[0] == UInt8(ascii: "0"), digits[1] | 0x20 == UInt8(ascii: "x") {
-            digits.removeFirst(2)
+        var digits = Array(text.utf8)[...]
+        if digits.count >= 2, digits[digits.startIndex] == UInt8(ascii: "0"),
+            digits[digits.startIndex + 1] | 0x20 == UInt8(ascii: "x")
+        {
+            digits = digits.dropFirst(2)
             // A bare "0x" is a typo, not a way to write an empty value ("").
             if digits.isEmpty { return nil }
         }
-        digits.removeAll { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: " ") }
-        guard digits.count % 2 == 0 else { return nil }
         var bytes = [UInt8]()
         bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+        var index = digits.startIndex
+        while index < digits.endIndex {
+            if !bytes.isEmpty, [UInt8(ascii: ":"), UInt8(ascii: "-"), UInt8(ascii: " ")].contains(digits[index]) {
+                index += 1
+            }
+            guard index + 1 < digits.endIndex, let high = nibble(digits[index]), let low = nibble(digits[index + 1])
+            else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }

@@ -39,17 +39,18 @@ struct JSONBody {
         members.first { $0.0 == key }?.1
     }
 
-    func string(_ key: String) throws(Problem) -> String? {
+    func string(_ key: String, maxLength: Int = .max) throws(Problem) -> String? {
         switch self[key] {
-        case nil, .null?: return nil
-        case .string(let value)?: return value
+        case nil: return nil
+        case .string(let value)? where value.count <= maxLength: return value
+        case .string?: throw Problem.invalidParameter(key, "must be at most \(maxLength) characters")
         default: throw Problem.invalidParameter(key, "must be a string")
         }
     }
 
     func bool(_ key: String) throws(Problem) -> Bool? {
         switch self[key] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .bool(let value)?: return value
         default: throw Problem.invalidParameter(key, "must be true or false")
         }
@@ -57,7 +58,7 @@ struct JSONBody {
 
     func int(_ key: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
         switch self[key] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .int(let value)? where range.contains(value): return value
         default: throw Problem.invalidParameter(key, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
@@ -65,7 +66,7 @@ struct JSONBody {
 
     func strings(_ key: String) throws(Problem) -> [String]? {
         switch self[key] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .array(let elements)?:
             var strings: [String] = []
             for element in elements {

@@ -74,7 +74,6 @@ extension Problem.Kind {
     public static let methodNotAllowed = Self("method-not-allowed", title: "Method not allowed on this resource")
     public static let payloadTooLarge = Self("payload-too-large", title: "The request body is too large")
     public static let headersTooLarge = Self("headers-too-large", title: "The request headers are too large")
-    public static let notAcceptable = Self("not-acceptable", title: "The value cannot be given in the requested form")
     public static let unsupportedMediaType = Self("unsupported-media-type", title: "Unsupported request body type")
     public static let unauthorized = Self("unauthorized", title: "A valid API key is required")
     public static let ambiguous = Self("ambiguous", title: "The name matches more than one attribute")

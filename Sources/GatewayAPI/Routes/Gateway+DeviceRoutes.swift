@@ -12,13 +12,13 @@ extension Gateway {
             let devices = central.devices(adapter: adapter, connected: try request.bool("connected")).filter { device in
                 services.isEmpty || services.contains(where: device.advertisement.serviceUUIDs.contains)
             }
-            return .json(.array(try devices.map { (device) throws(Problem) in try ModelJSON.device(device, encoding: encoding) }))
+            return .json(.array(devices.map { ModelJSON.device($0, encoding: encoding) }))
         }
         router.get("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let encoding = try request.encoding()
             let device = try bluez { () throws(BlueZError) in try central.device(address, adapter: adapter) }
-            return .json(try ModelJSON.device(device, encoding: encoding))
+            return .json(ModelJSON.device(device, encoding: encoding))
         }
         router.delete("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)
@@ -34,7 +34,7 @@ extension Gateway {
             let device = try await bluez { () async throws(BlueZError) in
                 try await central.connect(address, adapter: adapter, timeout: timeout)
             }
-            return .json(try ModelJSON.device(device, encoding: .hex))
+            return .json(ModelJSON.device(device, encoding: .hex))
         }
         router.post("/v1/devices/{address}/disconnect") { [self] request in
             let (address, adapter) = try deviceTarget(request)
@@ -43,7 +43,7 @@ extension Gateway {
                 try await central.disconnect(address, adapter: adapter, timeout: timeout)
             }
             let device = try bluez { () throws(BlueZError) in try central.device(address, adapter: adapter) }
-            return .json(try ModelJSON.device(device, encoding: .hex))
+            return .json(ModelJSON.device(device, encoding: .hex))
         }
     }
 

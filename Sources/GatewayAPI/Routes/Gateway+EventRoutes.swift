@@ -6,7 +6,7 @@ extension Gateway {
         router.get("/v1/events") { [self] request in
             var types: Set<String>?
             for value in request.query.values(for: "type") {
-                for part in value.split(separator: ",") where !part.isEmpty {
+                for part in value.split(separator: ",", omittingEmptySubsequences: false) {
                     guard GatewayEvent.types.contains(String(part)) else {
                         throw Problem.invalidParameter(
                             "type", "'\(part)' is not an event type (\(GatewayEvent.types.sorted().joined(separator: ", ")))")

@@ -37,7 +37,7 @@ extension Gateway {
             let value = try await bluez { () async throws(BlueZError) in
                 try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
             }
-            return request.wantsRawBytes ? .bytes(value) : .json(try ModelJSON.value(value, encoding: encoding))
+            return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
         }
         router.put(characteristic + "/value") { [self] request in
             let (address, adapter) = try deviceTarget(request)
@@ -82,7 +82,7 @@ extension Gateway {
                 try await central.readDescriptor(
                     selector, of: owner, device: address, adapter: adapter, offset: offset, timeout: timeout)
             }
-            return request.wantsRawBytes ? .bytes(value) : .json(try ModelJSON.value(value, encoding: encoding))
+            return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
         }
         router.put(descriptor + "/value") { [self] request in
             let (address, adapter) = try deviceTarget(request)

@@ -23,8 +23,9 @@ extension Gateway {
             for text in try body.strings("services") ?? [] {
                 filter.serviceUUIDs.append(try request.uuid(text, parameter: "services"))
             }
-            filter.name = try body.string("name")
-            filter.namePrefix = try body.string("name_prefix")
+            // The longest name a device can have (a Core Specification limit).
+            filter.name = try body.string("name", maxLength: 248)
+            filter.namePrefix = try body.string("name_prefix", maxLength: 248)
             filter.minimumRSSI = try body.int("rssi", in: -127...20).map(Int16.init)
             filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
             let adapter = try body.string("adapter") ?? configuration.defaultAdapter
@@ -36,7 +37,7 @@ extension Gateway {
             return .json(
                 .object([
                     ("duration_ms", .int(milliseconds)),
-                    ("devices", .array(try devices.map { (device) throws(Problem) in try ModelJSON.device(device, encoding: .hex) })),
+                    ("devices", .array(devices.map { ModelJSON.device($0, encoding: .hex) })),
                 ]))
         }
     }
@@ -72,7 +73,7 @@ extension Gateway {
 
     private static func scanJSON(_ device: Device) -> JSON {
         .object([
-            ("device", (try? ModelJSON.device(device, encoding: .hex)) ?? .null),
+            ("device", ModelJSON.device(device, encoding: .hex)),
             ("timestamp", ModelJSON.timestamp(Date())),
         ])
     }
@@ -83,8 +84,8 @@ extension Request {
     func discoveryFilter() throws(Problem) -> DiscoveryFilter {
         var filter = DiscoveryFilter()
         filter.serviceUUIDs = try uuidList("service")
-        filter.name = query["name"]
-        filter.namePrefix = query["name_prefix"]
+        filter.name = try text("name", maxLength: 248)
+        filter.namePrefix = try text("name_prefix", maxLength: 248)
         filter.minimumRSSI = try integer("rssi", in: -127...20).map(Int16.init)
         filter.manufacturerID = try companyID("manufacturer")
         filter.allowDuplicates = try bool("duplicates") ?? false

@@ -46,7 +46,7 @@ extension Request {
             let number = text.dropFirst("handle:".count)
             let handle =
                 number.lowercased().hasPrefix("0x") ? UInt16(number.dropFirst(2), radix: 16) : UInt16(number)
-            guard let handle, handle > 0 else {
+            guard let handle else {
                 throw Problem.invalidParameter(name, "'\(text)' is not a handle (handle:17 or handle:0x0011)")
             }
             return .handle(handle)
@@ -71,11 +71,20 @@ extension Request {
     func uuidList(_ name: String) throws(Problem) -> [BluetoothUUID] {
         var uuids: [BluetoothUUID] = []
         for value in query.values(for: name) {
-            for part in value.split(separator: ",") where !part.isEmpty {
+            for part in value.split(separator: ",", omittingEmptySubsequences: false) {
                 uuids.append(try uuid(String(part), parameter: name))
             }
         }
         return uuids
+    }
+
+    /// A text query parameter of bounded length.
+    func text(_ name: String, maxLength: Int) throws(Problem) -> String? {
+        guard let value = query[name] else { return nil }
+        guard value.count <= maxLength else {
+            throw Problem.invalidParameter(name, "must be at most \(maxLength) characters")
+        }
+        return value
     }
 
     /// A boolean query parameter (`true`/`false`, `1`/`0`).

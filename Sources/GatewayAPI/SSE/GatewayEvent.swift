@@ -49,7 +49,7 @@ struct GatewayEvent {
     }
 
     private init(device: Device, type: String, _ timestamp: JSON, extra: [(String, JSON)] = []) {
-        let deviceJSON = (try? ModelJSON.device(device, encoding: .hex)) ?? .null
+        let deviceJSON = ModelJSON.device(device, encoding: .hex)
         self.init(
             type, device.address.description,
             [("adapter", .string(device.adapter)), ("address", .string(device.address.description))] + extra

@@ -115,13 +115,7 @@ final class NotificationHub: Sendable {
         if let service = value.service { members.append(("service", .string(service.uuidString))) }
         members.append(("characteristic", .string(value.characteristic.uuidString)))
         if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
-        // A value that is not UTF-8 falls back to hex rather than being lost.
-        let (text, used) =
-            (try? encoding.encode(value.value)).map { ($0, encoding) } ?? (ByteEncoding.hex(value.value), .hex)
-        members += [
-            ("value", .string(text)), ("encoding", .string(used.rawValue)),
-            ("timestamp", ModelJSON.timestamp(value.timestamp)),
-        ]
+        members += encoding.members(value.value) + [("timestamp", ModelJSON.timestamp(value.timestamp))]
         return JSON.object(members).text
     }
 

@@ -15,9 +15,15 @@ final class SimulatorHarness: Sendable {
     static let adapter: ObjectPath = "/org/bluez/hci0"
 
     /// Starts on a fresh bus; `timing` scales the scenario's latencies.
+    ///
+    /// Devices are kept 300 s × `timing` after they were last seen (3 s at
+    /// the default timing), not bluetoothd's 30 s: scaled down, 30 s would
+    /// be shorter than some advertising intervals, and on a loaded machine
+    /// a device could expire between two looks at it. The expiry test asks
+    /// for the short timeout itself.
     init(
         _ scenario: Scenario = TestScenarios.small, timing: Double = 0.01,
-        options: SimulatorOptions = SimulatorOptions(), recording: Bool = true
+        options: SimulatorOptions = SimulatorOptions(temporaryTimeout: 300), recording: Bool = true
     ) async throws {
         bus = try TestBus()
         server = try await bus.connect()

@@ -1,0 +1,115 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// Starting, stopping and failing to start, as an operator sees it.
+@Suite struct LifecycleTests {
+    @Test func sigtermEndsWhatTheGatewayStarted() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        let device = "/v1/devices/\(TestScenario.strap)"
+        #expect(try await gateway.request("POST", device + "/connect").status == 200)
+        let notifications = try gateway.stream(device + "/characteristics/2a37/notifications")
+        let scan = try gateway.stream("/v1/scan")
+        _ = await notifications.waitFor(1, of: "notification")
+        _ = await scan.waitFor(1, of: "discovered")
+        let monitor = try ChildProcess(["busctl", "--address=\(gateway.bus.address)", "monitor", "org.bluez"])
+        try await Task.sleep(for: .milliseconds(300))
+
+        let started = ContinuousClock.now
+        let status = await gateway.stop()
+        #expect(status == 0, "\(gateway.process.standardError.suffix(2000))")
+        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(await notifications.hasEnded(within: .seconds(5)))
+        #expect(await scan.hasEnded(within: .seconds(5)))
+        let calls = monitor.standardOutput
+        monitor.kill()
+        for member in ["StopNotify", "StopDiscovery", "Disconnect"] {
+            #expect(calls.contains("Member=\(member)"), "the gateway did not call \(member) on its way out")
+        }
+        #expect(gateway.process.standardError.contains("stopped"))
+    }
+
+    func startFailure(_ arguments: [String]) async throws -> (status: Int32?, log: String) {
+        let process = try ChildProcess([GatewayUnderTest.executable, "serve"] + arguments)
+        let status = await process.wait(timeout: .seconds(30))
+        process.kill()
+        return (status, process.standardError)
+    }
+
+    @Test func clearStartupErrors() async throws {
+        let noBus = try await startFailure(["--bus", "unix:path=/nonexistent/bus", "--listen", "127.0.0.1:0"])
+        #expect(noBus.status == 2)
+        #expect(noBus.log.contains("cannot connect to the unix:path=/nonexistent/bus"), "\(noBus.log)")
+
+        let gateway = try await GatewayUnderTest.start()
+        let port = gateway.baseURL.split(separator: ":").last.map(String.init) ?? "0"
+        let busy = try await startFailure(["--bus", gateway.bus.address, "--listen", "127.0.0.1:\(port)"])
+        #expect(busy.status == 2)
+        #expect(busy.log.contains("Address already in use"), "\(busy.log)")
+        await gateway.stop()
+
+        let badScenario = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
+        try "devices:\n  - address: nowhere\n".write(toFile: badScenario, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: badScenario) }
+        let scenario = try await startFailure(["--simulate", badScenario, "--listen", "127.0.0.1:0"])
+        #expect(scenario.status == 2)
+        #expect(scenario.log.contains(badScenario + ":2:"), "the error names the file and line: \(scenario.log)")
+
+        let badOption = try await startFailure(["--listen", "here"])
+        #expect(badOption.status != 0)
+        #expect(badOption.log.contains("--listen"))
+    }
+
+    @Test func withoutBluetoothdTheGatewayStartsAndSaysSo() async throws {
+        let bus = try TestBus()
+        let process = try ChildProcess([
+            GatewayUnderTest.executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0",
+        ])
+        defer { process.kill() }
+        guard let (_, port) = await GatewayUnderTest.waitForPort(process) else {
+            Issue.record("no start: \(process.standardError)")
+            return
+        }
+        #expect(process.standardError.contains("bluetoothd is not running"))
+        let health = try await run(["curl", "-s", "http://127.0.0.1:\(port)/health"])
+        #expect(health.output.contains(#""bluez":"unavailable""#))
+        let adapters = try await run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/v1/adapters"])
+        #expect(adapters.output == "503")
+    }
+
+    @Test func theBuiltInSimulator() async throws {
+        let process = try ChildProcess([GatewayUnderTest.executable, "serve", "--simulate", "--listen", "127.0.0.1:0"])
+        defer { process.kill() }
+        guard let (_, port) = await GatewayUnderTest.waitForPort(process) else {
+            Issue.record("no start: \(process.standardError)")
+            return
+        }
+        let base = "http://127.0.0.1:\(port)"
+        let info = try await run(["curl", "-s", base + "/v1"])
+        #expect(info.output.contains(#""simulated":true"#))
+        let scan = try await run(["curl", "-s", "--json", #"{"duration_ms":2500}"#, base + "/v1/scan"])
+        for name in ["Polar H10 6A3E01", "Thermo 1B07", "Smart Plug 419C"] {
+            #expect(scan.output.contains(name), "\(scan.output.prefix(500))")
+        }
+        let health = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health"])
+        #expect(health.status == 0)
+        process.signal(SIGINT)
+        #expect(await process.wait(timeout: .seconds(15)) == 0, "SIGINT stops it cleanly")
+        let down = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health", "--timeout", "1"])
+        #expect(down.status == 1)
+    }
+
+    @Test func helpNamesEveryOption() async throws {
+        let help = try await run([GatewayUnderTest.executable, "serve", "--help"])
+        for option in [
+            "--listen", "--adapter", "--api-key", "--cors-origin", "--tls-cert", "--tls-key", "--log-level", "--simulate",
+            "--bus", "BLEGATEWAY_API_KEY",
+        ] {
+            #expect(help.output.contains(option), "--help lacks \(option)")
+        }
+        let version = try await run([GatewayUnderTest.executable, "--version"])
+        #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+    }
+}
