@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func connectsWhenBluetoothdNeverSignalsConnected() async throws {
-        let harness = try await Harness(options: SimulatorOptions(connectedSignal: .never))
+        let harness = try await Harness(options: SimulatorOptions(connectedSignal: .never, temporaryTimeout: 300))
         try await harness.discover(Harness.strap)
         let device = try await harness.central.connect(Harness.strap, timeout: .seconds(10))
         #expect(device.connected && device.servicesResolved)

@@ -23,8 +23,15 @@ final class Harness: Sendable {
     static let controlPoint = BluetoothUUID(uuid16: 0x2a39)
     static let batteryLevel = BluetoothUUID(uuid16: 0x2a19)
 
-    /// The default scenario, sped up by `timing` (1 is real time).
-    init(timing: Double = 0.02, options: SimulatorOptions = SimulatorOptions(), central centralOptions: Central.Options = Central.Options())
+    /// The default scenario, sped up by `timing` (1 is real time). Devices
+    /// are kept 300 s × `timing` after they were last seen (6 s), not
+    /// bluetoothd's 30 s: scaled down, that would be shorter than the
+    /// scenario's advertising intervals, and on a loaded machine a device
+    /// could expire (and be discovered again) in the middle of a test.
+    init(
+        timing: Double = 0.02, options: SimulatorOptions = SimulatorOptions(temporaryTimeout: 300),
+        central centralOptions: Central.Options = Central.Options()
+    )
         async throws
     {
         bus = try TestBus()

@@ -22,7 +22,7 @@ import Testing
 
     @Test func badInput() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
 
         let badAddress = try await gateway.get("/v1/devices/AA:BB")
@@ -69,7 +69,7 @@ import Testing
 
     @Test func bluetoothConditions() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
 
         expectProblem(try await gateway.get("/v1/devices/00:11:22:33:44:55"), 404, "not-found")
@@ -121,7 +121,7 @@ import Testing
 
     @Test func timeoutsAndUnconnectableDevices() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let started = ContinuousClock.now
         let slow = try await gateway.request("POST", "/v1/devices/\(TestScenario.slow)/connect?timeout_ms=300")
         expectProblem(slow, 504, "timeout")

@@ -7,7 +7,7 @@ import Testing
 @Suite struct LifecycleTests {
     @Test func sigtermEndsWhatTheGatewayStarted() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
         #expect(try await gateway.request("POST", device + "/connect").status == 200)
         let notifications = try gateway.stream(device + "/characteristics/2a37/notifications")

@@ -49,13 +49,13 @@ import Testing
 
     @Test func scanForADurationAndListDevices() async throws {
         let gateway = try await GatewayUnderTest.start()
-        let scan = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":800}"#)
+        let scan = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":2000}"#)
         #expect(scan.status == 200, "\(scan)")
         let found = (scan.object["devices"] as? [[String: Any]]) ?? []
         #expect(Set(found.compactMap { $0["address"] as? String }) == [TestScenario.strap, TestScenario.slow, TestScenario.beacon])
-        #expect(scan.object["duration_ms"] as? Int == 800)
+        #expect(scan.object["duration_ms"] as? Int == 2000)
 
-        let filtered = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300,"services":["180d"]}"#)
+        let filtered = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":1500,"services":["180d"]}"#)
         #expect((filtered.object["devices"] as? [[String: Any]])?.compactMap { $0["address"] as? String } == [TestScenario.strap])
 
         let strap = try await gateway.get("/v1/devices/\(TestScenario.strap.lowercased().replacingOccurrences(of: ":", with: "-"))")
@@ -87,7 +87,7 @@ import Testing
 
     @Test func connectBrowseReadWriteDisconnectForget() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
 
         let connect = try await gateway.request("POST", device + "/connect")

@@ -44,7 +44,7 @@ import Testing
 
     @Test func notificationStreamsShareOneSubscription() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
         #expect(try await gateway.request("POST", device + "/connect").status == 200)
         // An independent observer of what the gateway asks of bluetoothd.
@@ -87,7 +87,7 @@ import Testing
 
     @Test func aDisconnectEndsTheNotificationStream() async throws {
         let gateway = try await GatewayUnderTest.start()
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
         #expect(try await gateway.request("POST", device + "/connect").status == 200)
         let stream = try gateway.stream(device + "/characteristics/2a37/notifications")
@@ -105,7 +105,7 @@ import Testing
     @Test func theEventStreamReplaysWhatAClientMissed() async throws {
         let gateway = try await GatewayUnderTest.start()
         let events = try gateway.stream("/v1/events")
-        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)
         let device = "/v1/devices/\(TestScenario.strap)"
         #expect(try await gateway.request("POST", device + "/connect").status == 200)
         let connected = await events.waitFor { $0.contains { $0.type == "services-resolved" } }

@@ -89,7 +89,7 @@ final class GatewayUnderTest: Sendable {
     func request(
         _ method: String, _ path: String, json: String? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
     ) async throws -> HTTPAnswer {
-        var arguments = ["curl", "-s", "-i", "-k", "--max-time", "60", "-X", method, "-H", "Expect:"]
+        var arguments = ["curl", "-sS", "-i", "-k", "--max-time", "60", "-X", method, "-H", "Expect:"]
         var bodyFile: String?
         if let json {
             arguments += ["-H", "Content-Type: application/json", "--data-binary", json]
@@ -103,9 +103,29 @@ final class GatewayUnderTest: Sendable {
         if method == "HEAD" { arguments += ["-I"] }
         arguments.append(baseURL + path)
         let curl = try ChildProcess(arguments)
-        _ = await curl.wait(timeout: .seconds(70))
+        let status = await curl.wait(timeout: .seconds(70))
         if let bodyFile { try? FileManager.default.removeItem(atPath: bodyFile) }
+        guard status == 0 else {
+            throw GatewayTestError(
+                """
+                curl \(method) \(path) exited \(status.map(String.init) ?? "(still running)"): \(curl.standardError)
+                the gateway's log ends with:
+                \(process.standardError.suffix(1500))
+                """)
+        }
         return try HTTPAnswer(raw: curl.standardOutputBytes)
+    }
+
+    /// Scans until BlueZ knows every one of `addresses` (a single short scan
+    /// can miss a device on a loaded machine).
+    func discover(_ addresses: String...) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let known = Set(try await get("/v1/devices").array.compactMap { $0["address"] as? String })
+            if known.isSuperset(of: addresses) { return }
+            _ = try await request("POST", "/v1/scan", json: #"{"duration_ms":300}"#)
+        }
+        throw GatewayTestError("the scan did not find \(addresses)")
     }
 
     func get(_ path: String, headers: [String: String] = [:]) async throws -> HTTPAnswer {
