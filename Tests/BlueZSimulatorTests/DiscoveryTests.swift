@@ -72,6 +72,40 @@ import Testing
         #expect(ContinuousClock.now - start >= .seconds(2))
     }
 
+    @Test func aStopWhileTheScanRestartsForANewFilterIsRefusedAndLeavesDiscoveringTrue() async throws {
+        // bluetoothd 5.66, seen in the e2e suite: SetDiscoveryFilter on a
+        // running scan restarts it; the last client's StopDiscovery in the
+        // middle is refused (the kernel rejects the second stop), the client
+        // is dropped all the same, and Discovering is never set false.
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        try await harness.startDiscovery()
+        let before = await harness.simulator.statistics.scanRestarts
+        try await harness.call(
+            adapter, adapterInterface, "SetDiscoveryFilter", [.vardict(["UUIDs": .strings(["180d"])])])
+        #expect(await harness.simulator.statistics.scanRestarts == before + 1)
+        let refused = await harness.error(adapter, adapterInterface, "StopDiscovery")
+        #expect(refused?.name.rawValue == "org.bluez.Error.InProgress")
+        #expect(refused?.message == "Operation already in progress")
+        #expect(try await harness.property(adapter, "org.bluez.Adapter1", "Discovering")?.bool == true)
+        let again = await harness.error(adapter, adapterInterface, "StopDiscovery")
+        #expect(again?.message == "No discovery started")
+        // The next discovery sets it right.
+        try await harness.startDiscovery()
+        try await Task.sleep(for: .milliseconds(300))
+        try await harness.stopDiscovery()
+        #expect(try await harness.property(adapter, "org.bluez.Adapter1", "Discovering")?.bool == false)
+    }
+
+    @Test func aFilterGivenBeforeDiscoveryStartsRestartsNothing() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        try await harness.startDiscovery(["UUIDs": .strings(["180d"])])
+        #expect(await harness.simulator.statistics.scanRestarts == 0)
+        try await harness.stopDiscovery()
+        #expect(try await harness.property(adapter, "org.bluez.Adapter1", "Discovering")?.bool == false)
+    }
+
     @Test func aUUIDFilterHidesOtherDevices() async throws {
         let harness = try await SimulatorHarness()
         defer { Task { await harness.close() } }
