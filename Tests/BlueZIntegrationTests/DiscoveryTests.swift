@@ -94,6 +94,25 @@ import Testing
         await harness.shutdown()
     }
 
+    @Test func discoveryStopsWhenTheLastSessionsEndOneAfterTheOther() async throws {
+        // The e2e suite: two scan streams closed together. The first end
+        // narrowed the filter (bluetoothd restarts a running scan for it),
+        // the second sent StopDiscovery into that restart, which bluetoothd
+        // refused while dropping us and leaving Discovering true.
+        let harness = try await Harness()
+        let everything = try await harness.central.scan()
+        let heart = try await harness.central.scan(filter: DiscoveryFilter(serviceUUIDs: [Harness.heartRate]))
+        let everythingConsumer = Task { for await _ in everything {} }
+        let heartConsumer = Task { for await _ in heart {} }
+        #expect(await eventually { harness.central.adapters().first?.discovering == true })
+        let restarts = await harness.simulator.statistics.scanRestarts
+        everythingConsumer.cancel()
+        #expect(await eventually { await harness.simulator.statistics.scanRestarts == restarts + 1 })
+        heartConsumer.cancel()
+        #expect(await eventually { harness.central.adapters().first?.discovering == false })
+        await harness.shutdown()
+    }
+
     static func address(_ event: DiscoveryEvent) -> BluetoothAddress? {
         switch event {
         case .discovered(let device), .updated(let device), .lost(let device): device.address

@@ -120,6 +120,17 @@ extension Central {
     private func reconcileLocked(
         _ adapterPath: ObjectPath, deadline: ContinuousClock.Instant, strict: Bool
     ) async throws(BlueZError) {
+        // bluetoothd 5.66 applies a new filter to a running scan by stopping
+        // and restarting it (src/adapter.c `update_discovery_filter`). A
+        // StopDiscovery that arrives meanwhile sends a second stop, which the
+        // kernel rejects; bluetoothd then answers InProgress, drops this
+        // client and never announces Discovering false
+        // (`stop_discovery_complete`). Seen in the e2e suite when two scan
+        // streams closed together: the first close narrowed the filter, the
+        // second stopped 0 ms later. So the next call waits the restart out.
+        if let settles = state.withLock({ $0.scanning[adapterPath]?.restartSettles }), settles > .now {
+            try? await Task.sleep(until: min(settles, deadline), clock: .continuous)
+        }
         let (filters, current, powered, stopped) = state.withLock { state in
             (
                 state.sessions.values.filter { $0.adapterPath == adapterPath }.map(\.filter),
@@ -135,6 +146,9 @@ extension Central {
                 _ = try await call(adapterPath, Adapter1.interface, "StopDiscovery", deadline: deadline)
             } catch where error.dbusMessage == "No discovery started" {
                 // bluetoothd already forgot us (powered off, restarted).
+            } catch where error.code == .inProgress {
+                // The stop raced a scan restart (see above): bluetoothd has
+                // dropped this client all the same.
             } catch {
                 throw BlueZError.wrapping(error)
             }
@@ -149,7 +163,11 @@ extension Central {
             _ = try await call(
                 adapterPath, Adapter1.interface, "SetDiscoveryFilter", [Adapter1.filterArgument(desired)],
                 deadline: deadline)
-            state.withLock { $0.scanning[adapterPath, default: ScanState()].applied = desired }
+            let settles = current.running ? ContinuousClock.now + options.discoveryRestartSettle : nil
+            state.withLock { state in
+                state.scanning[adapterPath, default: ScanState()].applied = desired
+                state.scanning[adapterPath, default: ScanState()].restartSettles = settles
+            }
         }
         if !current.running {
             do {
