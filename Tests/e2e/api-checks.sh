@@ -150,14 +150,29 @@ check adapter-powered "GET /v1/adapters/$ADAPTER after the cycle" "$(why)" \
     jqb ".name == \"$ADAPTER\" and .powered == true and .state == \"powered-on\""
 
 # --------------------------------------------------------------- scanning --
-# A bounded scan: the gateway starts discovery, collects, stops. btvirt sends
-# one advertising report per scan start, which the kernel drops now and then
-# (it can beat the discovery state change); the next comes when the kernel
-# restarts the scan, 10.24 s later. Only a scan longer than that finds a
-# device bluetoothd does not know yet, every time.
-http scan-bounded POST "$BASE/v1/scan" '{"duration_ms":13000,"services":["180d"]}'
-check scan-bounded "POST /v1/scan found it in 13 s" "$(why)" \
-    jqb ".devices | map(select(.address == \"$PERIPHERAL\")) | length == 1"
+# Bounded scans (POST /v1/scan): the gateway starts discovery, collects,
+# stops. btvirt sends one advertising report per scan start, and the kernel
+# drops it when it beats the discovery state change (about every other scan
+# start in the rig's hci.btsnoop; the next chance is the kernel's scan
+# restart 10.24 s later). Nothing can report a device bluetoothd never
+# heard, so, as a user would, this scans again until it shows: each bounded
+# scan is a fresh scan start.
+t=$(date +%s%N)
+attempt=0
+found_bounded=false
+while [ "$attempt" -lt 15 ]; do
+    attempt=$((attempt + 1))
+    http scan-bounded POST "$BASE/v1/scan" '{"duration_ms":3000,"services":["180d"]}'
+    if [ "$STATUS" = 200 ] && jqb ".devices | map(select(.address == \"$PERIPHERAL\")) | length == 1"; then
+        found_bounded=true
+        break
+    fi
+done
+if $found_bounded; then
+    pass scan-bounded "POST /v1/scan found it in scan $attempt of 3 s, $(elapsed "$t")"
+else
+    fail scan-bounded "$attempt scans of 3 s found nothing; last: $(why)"
+fi
 
 # A scan stream filtered on Heart Rate, opened after that scan stopped: the
 # report at this scan's start may be lost too, but bluetoothd still lists the
