@@ -38,6 +38,11 @@ public struct SimulatorOptions: Sendable {
     /// Whether devices are heard at the start of a discovery (`.always`
     /// by default).
     public var scanStartReport: ScanStartReport
+    /// How long a scan restart for a changed discovery filter takes, during
+    /// which the last client's StopDiscovery is refused as bluetoothd 5.66
+    /// refuses it (about 40 ms in the VM rig; wider by default so that
+    /// tests can hit it; not scaled by `timing`).
+    public var scanRestartWindow: Duration
     /// bluetoothd's `-E`: also serve the experimental Device1 properties
     /// (`AdvertisingFlags`, `AdvertisingData`), absent from a stock 5.66.
     public var experimental: Bool
@@ -51,8 +56,10 @@ public struct SimulatorOptions: Sendable {
 
     public init(
         connectedSignal: ConnectedSignal = .always, scanStartReport: ScanStartReport = .always,
-        experimental: Bool = false, temporaryTimeout: Double = 30, seed: UInt64 = 0x5EED
+        scanRestartWindow: Duration = .milliseconds(200), experimental: Bool = false, temporaryTimeout: Double = 30,
+        seed: UInt64 = 0x5EED
     ) {
+        self.scanRestartWindow = scanRestartWindow
         self.connectedSignal = connectedSignal
         self.scanStartReport = scanStartReport
         self.experimental = experimental

@@ -77,7 +77,8 @@ import Testing
         // running scan restarts it; the last client's StopDiscovery in the
         // middle is refused (the kernel rejects the second stop), the client
         // is dropped all the same, and Discovering is never set false.
-        let harness = try await SimulatorHarness()
+        // A 1.5 s restart, so that a loaded machine still stops inside it.
+        let harness = try await SimulatorHarness(options: SimulatorOptions(scanRestartWindow: .milliseconds(1500)))
         defer { Task { await harness.close() } }
         try await harness.startDiscovery()
         let before = await harness.simulator.statistics.scanRestarts
@@ -92,7 +93,7 @@ import Testing
         #expect(again?.message == "No discovery started")
         // The next discovery sets it right.
         try await harness.startDiscovery()
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(1600))
         try await harness.stopDiscovery()
         #expect(try await harness.property(adapter, "org.bluez.Adapter1", "Discovering")?.bool == false)
     }

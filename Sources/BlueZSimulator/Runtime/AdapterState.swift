@@ -14,7 +14,7 @@ final class AdapterState {
     /// client discovers and are dropped when it leaves the bus.
     var filters: [BusName: DiscoveryFilter] = [:]
     /// Until when the scan is being restarted for a changed filter
-    /// (`SimulatorCore.scanRestartWindow`).
+    /// (`SimulatorOptions.scanRestartWindow`).
     var scanRestartEnds: ContinuousClock.Instant?
 
     init(spec: Scenario.Adapter, path: ObjectPath) {

@@ -119,16 +119,10 @@ extension SimulatorCore {
         // A discovering client's new filter restarts the scan
         // (`update_discovery_filter`: MGMT Stop Discovery, then Start).
         if adapter.discoveryClients.contains(client), adapter.filters[client] != old {
-            adapter.scanRestartEnds = .now + Self.scanRestartWindow
+            adapter.scanRestartEnds = .now + options.scanRestartWindow
             counters.scanRestarts += 1
         }
     }
-
-    /// How long bluetoothd takes to restart a scan for a new filter: about
-    /// 40 ms in the VM rig's hci.btsnoop (Stop Discovery to Start Service
-    /// Discovery complete); a wider window here, unscaled like other radio
-    /// times, so that a test can hit it.
-    static let scanRestartWindow: Duration = .milliseconds(200)
 
     /// The last discovery session ended: bluetoothd invalidates the RSSI of
     /// the devices it found (PropertiesChanged with `RSSI` invalidated,
