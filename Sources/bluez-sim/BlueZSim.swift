@@ -46,6 +46,13 @@ struct BlueZSim: AsyncParsableCommand {
             valueName: "when"))
     var connectedSignal: String = "always"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Whether devices are heard at the start of a discovery: always, never (each one is heard one advertising interval later, as the VM rig's kernel drops btvirt's one report per scan start), or a probability 0...1.",
+            valueName: "when"))
+    var scanStartReport: String = "always"
+
     @Flag(name: .long, help: "Serve bluetoothd's experimental properties too (AdvertisingFlags, AdvertisingData), as bluetoothd -E.")
     var experimental = false
 
@@ -56,6 +63,7 @@ struct BlueZSim: AsyncParsableCommand {
         if !printDefaultScenario && bus == nil { throw ValidationError("--bus ADDRESS is required") }
         if let timing, !(timing >= 0) { throw ValidationError("--timing must be 0 or more") }
         _ = try parsedConnectedSignal()
+        _ = try parsedScanStartReport()
     }
 
     func run() async throws {
@@ -72,7 +80,9 @@ struct BlueZSim: AsyncParsableCommand {
             }
         }
         if let timing { world.timing = timing }
-        let options = SimulatorOptions(connectedSignal: try parsedConnectedSignal(), experimental: experimental)
+        let options = SimulatorOptions(
+            connectedSignal: try parsedConnectedSignal(), scanStartReport: try parsedScanStartReport(),
+            experimental: experimental)
         let simulator = try await SimulatedBlueZ.start(address: bus ?? "", scenario: world, options: options)
         print("bluez-sim: serving org.bluez with \(world.adapters.count) adapter(s), \(world.devices.count) device(s)")
         // Whoever started us (a test, a script) waits for that line.
@@ -88,6 +98,18 @@ struct BlueZSim: AsyncParsableCommand {
         default:
             guard let probability = Double(connectedSignal), (0...1).contains(probability) else {
                 throw ValidationError("--connected-signal is always, never or a probability between 0 and 1")
+            }
+            return .sometimes(probability)
+        }
+    }
+
+    private func parsedScanStartReport() throws -> SimulatorOptions.ScanStartReport {
+        switch scanStartReport {
+        case "always": return .always
+        case "never": return .never
+        default:
+            guard let probability = Double(scanStartReport), (0...1).contains(probability) else {
+                throw ValidationError("--scan-start-report is always, never or a probability between 0 and 1")
             }
             return .sometimes(probability)
         }

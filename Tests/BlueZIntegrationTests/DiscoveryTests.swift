@@ -68,6 +68,51 @@ import Testing
         await harness.shutdown()
     }
 
+    @Test func aNewSessionReportsAtOnceWhatAnEarlierScanFound() async throws {
+        // The VM rig: btvirt sends one advertising report per scan start and
+        // the kernel can drop it, so a scan stream opened after a bounded
+        // scan heard the peripheral only 10 s later, although bluetoothd
+        // still listed it. Here every scan start's report is lost, and
+        // TemporaryTimeout (1,000 s x timing 0.02 = 20 s) keeps the strap
+        // listed meanwhile.
+        let harness = try await Harness(options: SimulatorOptions(scanStartReport: .never, temporaryTimeout: 1000))
+        try await harness.discover(Harness.strap)
+        #expect(await eventually { harness.central.adapters().first?.discovering == false })
+        #expect(await eventually { (try? harness.central.device(Harness.strap))?.advertisement.rssi == nil })
+
+        let session = try await harness.central.scan(filter: DiscoveryFilter(serviceUUIDs: [Harness.heartRate]))
+        // Yielded when the session began, before bluetoothd heard anything.
+        let first = await firstEvent(of: session, within: .seconds(5)) { _ in true }
+        guard case .discovered(let strap) = first else {
+            Issue.record("the first event is not .discovered: \(String(describing: first))")
+            await harness.shutdown()
+            return
+        }
+        #expect(strap.address == Harness.strap)
+        #expect(strap.advertisement.rssi == nil)
+        #expect(strap.advertisement.localName == "Polar H10 6A3E01")
+        await harness.shutdown()
+    }
+
+    @Test func discoveryStopsWhenTheLastSessionsEndOneAfterTheOther() async throws {
+        // The e2e suite: two scan streams closed together. The first end
+        // narrowed the filter (bluetoothd restarts a running scan for it),
+        // the second sent StopDiscovery into that restart, which bluetoothd
+        // refused while dropping us and leaving Discovering true.
+        let harness = try await Harness()
+        let everything = try await harness.central.scan()
+        let heart = try await harness.central.scan(filter: DiscoveryFilter(serviceUUIDs: [Harness.heartRate]))
+        let everythingConsumer = Task { for await _ in everything {} }
+        let heartConsumer = Task { for await _ in heart {} }
+        #expect(await eventually { harness.central.adapters().first?.discovering == true })
+        let restarts = await harness.simulator.statistics.scanRestarts
+        everythingConsumer.cancel()
+        #expect(await eventually { await harness.simulator.statistics.scanRestarts == restarts + 1 })
+        heartConsumer.cancel()
+        #expect(await eventually { harness.central.adapters().first?.discovering == false })
+        await harness.shutdown()
+    }
+
     static func address(_ event: DiscoveryEvent) -> BluetoothAddress? {
         switch event {
         case .discovered(let device), .updated(let device), .lost(let device): device.address

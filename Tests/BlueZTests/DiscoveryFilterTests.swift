@@ -13,6 +13,23 @@ import Testing
         return device
     }
 
+    @Test func aNewSessionReportsHeardAndTemporaryDevices() throws {
+        // Heard in the running scan (an RSSI), whatever it is.
+        var heard = try device(name: "Polar H10", rssi: -60)
+        heard.paired = true
+        #expect(Central.isAround(heard))
+        // Not heard since discovery stopped, but temporary: bluetoothd keeps
+        // it only 30 s after it was last heard.
+        let temporary = try device(name: "Polar H10", rssi: nil)
+        #expect(Central.isAround(temporary))
+        // Listed whether in range or not: not until heard.
+        for keep in [\Device.paired, \Device.bonded, \Device.trusted, \Device.blocked, \Device.connected] {
+            var listed = temporary
+            listed[keyPath: keep] = true
+            #expect(!Central.isAround(listed), "\(keep)")
+        }
+    }
+
     @Test func emptyFilterMatchesEverything() throws {
         #expect(DiscoveryFilter().matches(try device(name: nil, rssi: nil)))
     }

@@ -5,7 +5,7 @@
 # signals*.log: every signal from org.bluez with a time stamp; managed-*.json,
 # introspect-*.xml; bluetoothctl.txt) under $OUT.
 #
-#   scripts/bluez-vm-probe/run.sh [errors|lifecycle]    (root; ~2 min each)
+#   scripts/bluez-vm-probe/run.sh [errors|lifecycle|disconnect]    (root; ~2 min each)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 which=${1:-errors}

@@ -6,9 +6,10 @@ extension Central {
     ///
     /// Sessions share the adapter: bluetoothd scans while at least one
     /// exists, with a filter merged from all of them (`SetDiscoveryFilter`);
-    /// each session sees only what matches its own filter. A session that
-    /// starts while the adapter is already scanning first gets the devices
-    /// heard in this scan so far. It ends when its consumer stops iterating.
+    /// each session sees only what matches its own filter. A session first
+    /// gets the matching devices bluetoothd lists as around: those heard in
+    /// the running scan, and those a scan heard within TemporaryTimeout (see
+    /// `isAround`). It ends when its consumer stops iterating.
     ///
     /// Throws `.poweredOff`, `.adapterUnavailable`, `.timeout`, or what
     /// bluetoothd answered to StartDiscovery.
@@ -24,10 +25,8 @@ extension Central {
         let id = state.withLock { state -> UInt64 in
             let id = state.makeID()
             var session = SessionRecord(adapterPath: adapterInfo.path, filter: filter, continuation: continuation)
-            // Devices with an RSSI were heard in the running scan: bluetoothd
-            // invalidates RSSI when discovery stops (src/adapter.c).
             for device in state.tree.devices.values
-            where device.path.parent == adapterInfo.path && device.advertisement.rssi != nil && filter.matches(device) {
+            where device.path.parent == adapterInfo.path && Self.isAround(device) && filter.matches(device) {
                 continuation.yield(.discovered(device))
                 session.reported[device.path] = device.advertisement
             }
@@ -43,6 +42,25 @@ extension Central {
             throw error
         }
         return DiscoverySession(adapter: adapterInfo.id, filter: filter, stream: stream)
+    }
+
+    /// Whether bluetoothd lists `device` because a scan heard it lately, so
+    /// a new session reports it at once rather than waiting to hear it again:
+    ///
+    /// - it has an RSSI: heard in the running scan (bluetoothd invalidates
+    ///   RSSI when discovery stops, src/adapter.c `discovery_cleanup`);
+    /// - or it is temporary (neither paired, bonded, trusted, blocked nor
+    ///   connected): bluetoothd keeps such a device only TemporaryTimeout
+    ///   (30 s) after it was last heard, then removes it (`.lost`).
+    ///
+    /// Waiting to hear it again is not enough: in the VM rig btvirt sends one
+    /// advertising report per scan start and the kernel can drop it, so a
+    /// device found by one scan went unreported by the next for a whole scan
+    /// cycle (10 s). Paired and trusted devices stay listed when out of
+    /// range, so they are reported only once heard.
+    static func isAround(_ device: Device) -> Bool {
+        if device.advertisement.rssi != nil { return true }
+        return !device.paired && !device.bonded && !device.trusted && !device.blocked && !device.connected
     }
 
     /// Scans for `duration` and returns the devices found that match
@@ -102,6 +120,17 @@ extension Central {
     private func reconcileLocked(
         _ adapterPath: ObjectPath, deadline: ContinuousClock.Instant, strict: Bool
     ) async throws(BlueZError) {
+        // bluetoothd 5.66 applies a new filter to a running scan by stopping
+        // and restarting it (src/adapter.c `update_discovery_filter`). A
+        // StopDiscovery that arrives meanwhile sends a second stop, which the
+        // kernel rejects; bluetoothd then answers InProgress, drops this
+        // client and never announces Discovering false
+        // (`stop_discovery_complete`). Seen in the e2e suite when two scan
+        // streams closed together: the first close narrowed the filter, the
+        // second stopped 0 ms later. So the next call waits the restart out.
+        if let settles = state.withLock({ $0.scanning[adapterPath]?.restartSettles }), settles > .now {
+            try? await Task.sleep(until: min(settles, deadline), clock: .continuous)
+        }
         let (filters, current, powered, stopped) = state.withLock { state in
             (
                 state.sessions.values.filter { $0.adapterPath == adapterPath }.map(\.filter),
@@ -117,6 +146,9 @@ extension Central {
                 _ = try await call(adapterPath, Adapter1.interface, "StopDiscovery", deadline: deadline)
             } catch where error.dbusMessage == "No discovery started" {
                 // bluetoothd already forgot us (powered off, restarted).
+            } catch where error.code == .inProgress {
+                // The stop raced a scan restart (see above): bluetoothd has
+                // dropped this client all the same.
             } catch {
                 throw BlueZError.wrapping(error)
             }
@@ -131,7 +163,11 @@ extension Central {
             _ = try await call(
                 adapterPath, Adapter1.interface, "SetDiscoveryFilter", [Adapter1.filterArgument(desired)],
                 deadline: deadline)
-            state.withLock { $0.scanning[adapterPath, default: ScanState()].applied = desired }
+            let settles = current.running ? ContinuousClock.now + options.discoveryRestartSettle : nil
+            state.withLock { state in
+                state.scanning[adapterPath, default: ScanState()].applied = desired
+                state.scanning[adapterPath, default: ScanState()].restartSettles = settles
+            }
         }
         if !current.running {
             do {

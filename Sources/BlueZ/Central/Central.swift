@@ -48,6 +48,9 @@ public final class Central: Sendable {
         /// How long `disconnect` waits for bluetoothd to report the link
         /// down after `Disconnect()` returned (it reports it later).
         public var disconnectSettleTimeout: Duration = .seconds(3)
+        /// How long discovery calls wait after a `SetDiscoveryFilter` that
+        /// made bluetoothd restart a running scan (see `reconcileLocked`).
+        public var discoveryRestartSettle: Duration = .milliseconds(500)
 
         public init() {}
     }

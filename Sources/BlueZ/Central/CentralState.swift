@@ -51,6 +51,9 @@ struct ScanState {
     var running = false
     /// The filter last given with SetDiscoveryFilter.
     var applied: MergedDiscoveryFilter?
+    /// Until when bluetoothd may still be restarting the scan for the last
+    /// SetDiscoveryFilter (given while it was running).
+    var restartSettles: ContinuousClock.Instant?
 }
 
 /// The consumers of one characteristic's notifications.

@@ -13,6 +13,9 @@ final class AdapterState {
     /// Filters set with SetDiscoveryFilter, by client; they apply while the
     /// client discovers and are dropped when it leaves the bus.
     var filters: [BusName: DiscoveryFilter] = [:]
+    /// Until when the scan is being restarted for a changed filter
+    /// (`SimulatorOptions.scanRestartWindow`).
+    var scanRestartEnds: ContinuousClock.Instant?
 
     init(spec: Scenario.Adapter, path: ObjectPath) {
         self.spec = spec

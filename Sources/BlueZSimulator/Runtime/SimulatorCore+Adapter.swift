@@ -90,7 +90,19 @@ extension SimulatorCore {
         }
         // bluetoothd keeps a client's filter only while it discovers.
         adapter.filters[client] = nil
-        if !adapter.isDiscovering { discoveryStopped(adapter) }
+        guard !adapter.isDiscovering else { return }
+        if let ends = adapter.scanRestartEnds, ContinuousClock.now < ends {
+            // The last client stops while the scan restarts for a new
+            // filter: bluetoothd's stop races the restart's, the kernel
+            // rejects it, and `stop_discovery_complete` answers Busy, drops
+            // the client (its devices' RSSI invalidated) and returns before
+            // announcing Discovering false, which stays true until the next
+            // discovery. Seen in the e2e suite (bluetoothd.log: MGMT Stop
+            // Discovery "complete: 0x0b").
+            invalidateSightings(adapter)
+            throw BluetoothdError.busy
+        }
+        discoveryStopped(adapter)
     }
 
     /// `set_discovery_filter`: NotReady when off; an empty dictionary
@@ -102,7 +114,14 @@ extension SimulatorCore {
         guard adapter.powered else { throw BluetoothdError.notReady }
         let filter = try DiscoveryFilter(dictionary)
         let client = client ?? BusName(unchecked: ":0.0")
+        let old = adapter.filters[client]
         adapter.filters[client] = dictionary.isEmpty ? nil : filter
+        // A discovering client's new filter restarts the scan
+        // (`update_discovery_filter`: MGMT Stop Discovery, then Start).
+        if adapter.discoveryClients.contains(client), adapter.filters[client] != old {
+            adapter.scanRestartEnds = .now + options.scanRestartWindow
+            counters.scanRestarts += 1
+        }
     }
 
     /// The last discovery session ended: bluetoothd invalidates the RSSI of

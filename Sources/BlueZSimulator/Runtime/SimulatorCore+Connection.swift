@@ -71,18 +71,44 @@ extension SimulatorCore {
     }
 
     /// Device1.Disconnect: succeeds whether or not the device is connected;
-    /// a pending Connect fails.
+    /// a pending Connect fails. A connected device is taken down as
+    /// bluetoothd 5.66 does it (`device_request_disconnect`, measured with
+    /// scripts/bluez-vm-probe/probe-disconnect.py): its profiles get
+    /// DISCONNECT_TIMER (2 s), during which GATT still works; then the ATT
+    /// channel closes (`ServicesResolved` false, a signal of its own), the
+    /// call returns, and the link is reported down 0.5 to 1.2 s later
+    /// (`Connected` false, another signal). The e2e suite saw the same.
     func disconnect(_ path: ObjectPath) async throws(DBusError) {
         let device = try device(at: path)
         guard device.connected || device.connecting else { return }
         let generation = device.connectionGeneration
-        await sleep(scaled: 0.1)
-        guard device.connectionGeneration == generation, device.connected || device.connecting else { return }
+        guard device.connected else {
+            await sleep(scaled: 0.1)
+            guard device.connectionGeneration == generation, device.connecting else { return }
+            dropConnection(device)
+            return
+        }
+        await sleep(scaled: 2)
+        guard device.connectionGeneration == generation, device.connected else { return }
+        if device.servicesResolved {
+            device.servicesResolved = false
+            updateDevice(device, ["ServicesResolved": .boolean(false)])
+        }
+        Task { [weak self] in
+            await self?.sleep(scaled: 0.5)
+            await self?.linkDown(path, generation: generation)
+        }
+    }
+
+    /// The end of a local Disconnect: the link is down.
+    private func linkDown(_ path: ObjectPath, generation: UInt64) {
+        guard let device = devices[path], device.connectionGeneration == generation, device.connected else { return }
         dropConnection(device)
     }
 
-    /// The link is gone (Disconnect, power off, out of range, removal):
-    /// ServicesResolved and Connected turn false together.
+    /// The link is gone (power off, out of range, removal, the end of a
+    /// Disconnect): `Connected` turns false, with `ServicesResolved` in the
+    /// same signal unless it already went.
     func dropConnection(_ device: DeviceState) {
         device.connectionGeneration &+= 1
         device.connecting = false
@@ -91,14 +117,17 @@ extension SimulatorCore {
         device.connected = false
         device.notifySessions.removeAll()
         device.pendingNotify.removeAll()
+        var changes: [String: Value] = ["Connected": .boolean(false)]
+        if device.servicesResolved { changes["ServicesResolved"] = .boolean(false) }
         device.servicesResolved = false
         // The GATT objects stay (bluetoothd keeps the attribute cache while
         // the device object lives; reads then fail with "Not connected");
         // only the Battery1 of the battery plugin goes.
         for index in device.database.characteristics.indices { setNotifying(device, index, false) }
         bus.objects.remove([Self.batteryInterface], at: device.path)
-        // One PropertiesChanged with both, as bluetoothd sends it.
-        updateDevice(device, ["ServicesResolved": .boolean(false), "Connected": .boolean(false)])
+        // One PropertiesChanged for both, as bluetoothd sends it when the
+        // link is lost.
+        updateDevice(device, changes)
         seen(device)
     }
 

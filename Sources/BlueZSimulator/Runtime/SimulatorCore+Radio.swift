@@ -34,20 +34,37 @@ extension SimulatorCore {
 
     // MARK: Advertising
 
+    /// Discovery started on `adapter`: every device of it starts being heard.
     func scheduleAdvertisements(_ adapter: AdapterState) {
         let now = ContinuousClock.now
         for device in devices.values where device.adapter == adapter.spec.id {
-            scheduleAdvertising(device, adapter: adapter, now: now)
+            scheduleAdvertising(device, adapter: adapter, now: now, scanStart: true)
         }
     }
 
     /// The first report of a device comes at a random phase of its
-    /// interval, as a scanner meets advertisers at random times.
-    func scheduleAdvertising(_ device: DeviceState, adapter: AdapterState, now: ContinuousClock.Instant) {
+    /// interval, as a scanner meets advertisers at random times; at the
+    /// start of a discovery whose report is lost (`options.scanStartReport`),
+    /// one whole interval later.
+    func scheduleAdvertising(
+        _ device: DeviceState, adapter: AdapterState, now: ContinuousClock.Instant, scanStart: Bool = false
+    ) {
         device.advertisingGeneration &+= 1
         let interval = device.spec.advertising.interval
-        let phase = Double(random.next() % 1000) / 1000 * min(interval, 1)
+        let phase =
+            scanStart && !hearsScanStart()
+            ? interval : Double(random.next() % 1000) / 1000 * min(interval, 1)
         timers.schedule(.advertise(device.path, generation: device.advertisingGeneration), at: now + .seconds(phase))
+    }
+
+    /// Whether this discovery start's report of a device gets through.
+    /// `.always` draws nothing, so seeded runs stay as they were.
+    private func hearsScanStart() -> Bool {
+        switch options.scanStartReport {
+        case .always: return true
+        case .never: return false
+        case .sometimes(let probability): return Double(random.next() % 1_000_000) / 1_000_000 < probability
+        }
     }
 
     func advertise(_ path: ObjectPath, generation: UInt64, due: ContinuousClock.Instant, now: ContinuousClock.Instant) {

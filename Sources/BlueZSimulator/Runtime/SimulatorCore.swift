@@ -181,4 +181,6 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var notifications = 0
     public var connections = 0
     public var restarts = 0
+    /// Scans restarted to apply a changed discovery filter.
+    public var scanRestarts = 0
 }

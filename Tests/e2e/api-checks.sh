@@ -1,0 +1,392 @@
+#!/usr/bin/env bash
+# The end-to-end checks: drive a blegateway that runs in the bluez-vm guest
+# (real bluetoothd 5.66, kernel HCI, BlueZ's example GATT peripheral on hci1)
+# through its public HTTP API only, as a user with curl and jq would.
+#
+# Run by Tests/e2e/run.sh as the rig's --host-cmd. Needs E2E_HTTP_URL (the
+# gateway, forwarded from the guest) and E2E_RUN (the run's log folder,
+# where the raw responses and streams are kept under api/).
+#
+# Prints exactly one "PASS <step> ..." or "FAIL <step> (why)" line per step;
+# the rig counts them. Exits 1 when a step failed.
+#
+# No `set -e`: a check that fails is a FAIL line and the next step still
+# runs; every wait is bounded.
+set -uo pipefail
+
+BASE=${E2E_HTTP_URL:?E2E_HTTP_URL is not set (run through Tests/e2e/run.sh)}
+OUT=${E2E_RUN:-$(mktemp -d)}/api
+mkdir -p "$OUT"
+
+# The example peripheral (BlueZ's example-gatt-server + example-advertisement
+# on hci1) and the gateway's adapter.
+PERIPHERAL=00:AA:01:01:00:01
+CENTRAL=00:AA:01:00:00:00
+ADAPTER=hci0
+DEV=$BASE/v1/devices/$PERIPHERAL
+TEST_SERVICE=12345678-1234-5678-1234-56789abcdef0
+TEST_CHAR=12345678-1234-5678-1234-56789abcdef1
+TEST_DESC=12345678-1234-5678-1234-56789abcdef2
+
+failures=0
+T0=$(date +%s%N)
+# elapsed [SINCE-NS]: seconds since SINCE (default: the start), as "12.3s".
+elapsed() {
+    local ms=$((($(date +%s%N) - ${1:-$T0}) / 1000000))
+    printf '%d.%ds' $((ms / 1000)) $((ms % 1000 / 100))
+}
+pass() { echo "PASS $1${2:+ ($2)}"; }
+fail() { failures=$((failures + 1)); echo "FAIL $1 (${2:-failed})"; }
+# check STEP DETAIL-ON-PASS WHY-ON-FAIL COMMAND...: one line either way.
+check() {
+    local step=$1 ok_detail=$2 why=$3
+    shift 3
+    if "$@" > /dev/null; then pass "$step" "$ok_detail"; else fail "$step" "$why"; fi
+}
+
+# ---------------------------------------------------------------- HTTP ----
+# http NAME METHOD URL [JSON-BODY] [CURL-OPTIONS...]: the response body goes
+# to $OUT/NAME.body; STATUS, CTYPE and BODY (the text) are set. STATUS is
+# 000 when the request itself failed (connection refused, --max-time).
+http() {
+    local name=$1 method=$2 url=$3 body=${4:-}
+    shift 3
+    if [ $# -gt 0 ]; then shift; fi
+    local args=(-s -S -X "$method" -o "$OUT/$name.body" -w '%{http_code} %{content_type}' --max-time 60)
+    [ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data "$body")
+    local meta
+    meta=$(curl "${args[@]}" "$@" "$url" 2> "$OUT/$name.curl-err") || true
+    STATUS=${meta%% *}
+    CTYPE=${meta#* }
+    [ -n "$STATUS" ] || STATUS=000
+    BODY=$(cat "$OUT/$name.body" 2> /dev/null || true)
+    printf '%s %s -> %s %s\n%s\n\n' "$method" "$url" "$STATUS" "$CTYPE" "$BODY" >> "$OUT/requests.log"
+}
+# jqb FILTER: jq -e over the last response body (true when FILTER is truthy).
+jqb() { jq -e "$@" > /dev/null 2>&1 <<< "$BODY"; }
+# why: the status and the start of the body, for a FAIL line.
+why() { echo "HTTP $STATUS: $(head -c 300 <<< "$BODY" | tr '\n' ' ')"; }
+
+# ----------------------------------------------------------------- SSE ----
+STREAM_PIDS=()
+# stream NAME URL: keeps a text/event-stream open in the background, written
+# to $OUT/NAME.sse (its headers to NAME.headers); STREAM_PID is its curl.
+stream() {
+    curl -s -N --max-time 600 -H 'Accept: text/event-stream' -D "$OUT/$1.headers" "$2" \
+        > "$OUT/$1.sse" 2> "$OUT/$1.curl-err" &
+    STREAM_PID=$!
+    STREAM_PIDS+=("$STREAM_PID")
+}
+close_stream() { kill "$1" 2> /dev/null; wait "$1" 2> /dev/null; return 0; }
+cleanup() { for pid in "${STREAM_PIDS[@]}"; do kill "$pid" 2> /dev/null; done; return 0; }
+trap cleanup EXIT
+
+# events NAME TYPE: the data (JSON) of every complete TYPE event of a
+# stream, one per line, in order. An event ends with a blank line, so one
+# still being written is not returned.
+events() {
+    awk -v type="$2" '
+        /^event: / { ev = substr($0, 8) }
+        /^data: /  { data = substr($0, 7) }
+        /^$/       { if (ev == type && data != "") print data; ev = ""; data = "" }
+    ' "$OUT/$1.sse" 2> /dev/null
+}
+# wait_events NAME TYPE JQ-SELECT COUNT SECONDS: waits until the stream has
+# COUNT events of TYPE whose data passes JQ-SELECT; prints the matching data.
+wait_events() {
+    local name=$1 type=$2 select=$3 count=$4 deadline=$(($(date +%s) + $5)) found
+    while :; do
+        found=$(events "$name" "$type" | jq -c "select($select)" 2> /dev/null)
+        if [ -n "$found" ] && [ "$(wc -l <<< "$found")" -ge "$count" ]; then
+            echo "$found"
+            return 0
+        fi
+        [ "$(date +%s)" -ge "$deadline" ] && { echo "$found"; return 1; }
+        sleep 0.2
+    done
+}
+# stream_open NAME SECONDS: waits for the stream's 200 response.
+stream_open() {
+    local deadline=$(($(date +%s) + $2))
+    until grep -q '^HTTP/1.1 200' "$OUT/$1.headers" 2> /dev/null; do
+        [ "$(date +%s)" -ge "$deadline" ] && return 1
+        sleep 0.1
+    done
+}
+
+is_peripheral=".device.address == \"$PERIPHERAL\""
+
+echo "blegateway end-to-end checks against $BASE (peripheral $PERIPHERAL, adapter $ADAPTER)"
+
+# Everything the gateway publishes about the peripheral, from the start.
+stream events "$BASE/v1/events?device=$PERIPHERAL"
+EVENTS_PID=$STREAM_PID
+
+# ------------------------------------------------------------ gateway ----
+http health GET "$BASE/health"
+check health "bluez available" "$(why)" jqb '.status == "ok" and .bluez == "available"'
+
+# --------------------------------------------------------------- adapters --
+http adapters GET "$BASE/v1/adapters"
+check adapters "hci0 $CENTRAL powered-on, hci1 present" "$(why)" jqb "
+    (map(select(.name == \"$ADAPTER\" and .address == \"$CENTRAL\" and .powered == true
+        and .state == \"powered-on\")) | length == 1)
+    and (map(.name) | index(\"hci1\") != null)"
+
+# Power hci0 off and on again through the API: each PATCH returns once
+# bluetoothd reports the new state.
+http power-off PATCH "$BASE/v1/adapters/$ADAPTER" '{"powered":false}'
+off_ok=false
+jqb '.powered == false and .state == "powered-off"' && [ "$STATUS" = 200 ] && off_ok=true
+off_why=$(why)
+http power-on PATCH "$BASE/v1/adapters/$ADAPTER" '{"powered":true}'
+if ! $off_ok; then
+    fail adapter-power-cycle "off: $off_why"
+else
+    check adapter-power-cycle "off then on" "on: $(why)" jqb '.powered == true and .state == "powered-on"'
+fi
+http adapter GET "$BASE/v1/adapters/$ADAPTER"
+check adapter-powered "GET /v1/adapters/$ADAPTER after the cycle" "$(why)" \
+    jqb ".name == \"$ADAPTER\" and .powered == true and .state == \"powered-on\""
+
+# --------------------------------------------------------------- scanning --
+# Bounded scans (POST /v1/scan): the gateway starts discovery, collects,
+# stops. btvirt sends one advertising report per scan start, and the kernel
+# drops it when it beats the discovery state change (about every other scan
+# start in the rig's hci.btsnoop; the next chance is the kernel's scan
+# restart 10.24 s later). Nothing can report a device bluetoothd never
+# heard, so, as a user would, this scans again until it shows: each bounded
+# scan is a fresh scan start.
+t=$(date +%s%N)
+attempt=0
+found_bounded=false
+while [ "$attempt" -lt 15 ]; do
+    attempt=$((attempt + 1))
+    http scan-bounded POST "$BASE/v1/scan" '{"duration_ms":3000,"services":["180d"]}'
+    if [ "$STATUS" = 200 ] && jqb ".devices | map(select(.address == \"$PERIPHERAL\")) | length == 1"; then
+        found_bounded=true
+        break
+    fi
+done
+if $found_bounded; then
+    pass scan-bounded "POST /v1/scan found it in scan $attempt of 3 s, $(elapsed "$t")"
+else
+    fail scan-bounded "$attempt scans of 3 s found nothing; last: $(why)"
+fi
+
+# A scan stream filtered on Heart Rate, opened after that scan stopped: the
+# report at this scan's start may be lost too, but bluetoothd still lists the
+# peripheral, and the gateway reports what it lists at once.
+t=$(date +%s%N)
+stream scan1 "$BASE/v1/scan?service=180d"
+SCAN1=$STREAM_PID
+found=$(wait_events scan1 discovered "$is_peripheral" 1 5 | head -1)
+if [ -z "$found" ]; then
+    fail scan-stream-discovers "no discovered event for $PERIPHERAL in 5 s"
+    for s in scan-name scan-service-uuids scan-manufacturer-data scan-service-data; do fail "$s" "nothing discovered"; done
+else
+    pass scan-stream-discovers "in $(elapsed "$t")"
+    echo "$found" > "$OUT/scan1-discovered.json"
+    d() { jq -e "$1" > /dev/null 2>&1 <<< "$found"; }
+    check scan-name "TestAdvertisement" "$(jq -c .device.name <<< "$found")" \
+        d '.device.name == "TestAdvertisement"'
+    check scan-service-uuids "180d, 180f" "$(jq -c .device.service_uuids <<< "$found")" \
+        d '.device.service_uuids | (index("0000180d-0000-1000-8000-00805f9b34fb") != null
+            and index("0000180f-0000-1000-8000-00805f9b34fb") != null)'
+    check scan-manufacturer-data "0xffff: 00010203" "$(jq -c .device.manufacturer_data <<< "$found")" \
+        d '.device.manufacturer_data["0xffff"] | .company_id == 65535 and .value == "00010203" and .encoding == "hex"'
+    check scan-service-data "9999: 0001020304" "$(jq -c .device.service_data <<< "$found")" \
+        d '.device.service_data["00009999-0000-1000-8000-00805f9b34fb"].value == "0001020304"'
+fi
+
+# Two more sessions join the running scan: one that matches must report the
+# peripheral at once (bluetoothd will not report it again in this scan),
+# one whose filter does not match must not.
+stream scan2 "$BASE/v1/scan?name=TestAdvertisement"
+SCAN2=$STREAM_PID
+stream scan3 "$BASE/v1/scan?service=feed"
+SCAN3=$STREAM_PID
+t=$(date +%s%N)
+if wait_events scan2 discovered "$is_peripheral" 1 5 > /dev/null; then
+    pass scan-join-running "a second session got it in $(elapsed "$t")"
+else
+    fail scan-join-running "a session joining the scan got no discovered event in 5 s"
+fi
+# The non-matching session has had as long as the matching one took, and 2 s.
+sleep 2
+if ! stream_open scan3 5; then
+    fail scan-filter-excludes "the scan stream with service=feed did not open: $(head -c 200 "$OUT/scan3.sse")"
+elif [ -n "$(events scan3 discovered | jq -c "select($is_peripheral)")" ]; then
+    fail scan-filter-excludes "a session filtering on service feed reported $PERIPHERAL"
+else
+    pass scan-filter-excludes "service=feed reported nothing"
+fi
+
+# Closing the streams ends the sessions, and with them discovery; checked at
+# the end (scan-stops), because the gateway notices a client gone only when a
+# write to it fails: the second write after the client left, with a heartbeat
+# every 15 s that is skipped when an event went out meanwhile (53 s once,
+# through QEMU's user-mode network). Meanwhile the connects below run while
+# hci0 may still scan, which the gateway has to cope with.
+close_stream "$SCAN1"
+close_stream "$SCAN2"
+close_stream "$SCAN3"
+SCANS_CLOSED=$(date +%s)
+
+# ------------------------------------------------------------- connecting --
+t=$(date +%s%N)
+http connect POST "$DEV/connect"
+secs=$(elapsed "$t")
+if [ "$STATUS" = 200 ] && jqb '.connected == true and .services_resolved == true'; then
+    pass connect "services resolved, $secs"
+else
+    fail connect "$(why) after $secs"
+fi
+if wait_events events device-connected ".address == \"$PERIPHERAL\" and .adapter == \"$ADAPTER\"" 1 5 > /dev/null; then
+    pass event-device-connected "on /v1/events, though bluetoothd often sends no Connected=true"
+else
+    fail event-device-connected "no device-connected event for $PERIPHERAL on /v1/events"
+fi
+check event-services-resolved "on /v1/events" "no services-resolved event for $PERIPHERAL" \
+    wait_events events services-resolved ".address == \"$PERIPHERAL\"" 1 5
+
+# ------------------------------------------------------------------- GATT --
+http services GET "$DEV/services"
+# A characteristic's flags and descriptor UUIDs, by service and UUID.
+chr() { jq -c --arg s "$1" --arg c "$2" '.[] | select(.uuid == $s) | .characteristics[] | select(.uuid == $c)
+    | {flags, descriptors: [.descriptors[].uuid]}' <<< "$BODY" 2> /dev/null; }
+u16() { echo "0000$1-0000-1000-8000-00805f9b34fb"; }
+gatt_ok() {
+    [ "$STATUS" = 200 ] || return 1
+    jqb "map(.uuid) | index(\"$(u16 180d)\") != null and index(\"$(u16 180f)\") != null and index(\"$TEST_SERVICE\") != null" || return 1
+    jqb ".[] | select(.uuid == \"$(u16 180d)\") | .name == \"Heart Rate\" and .primary == true" || return 1
+    jq -e --arg c "$(u16 2902)" '.flags == ["notify"] and (.descriptors | index($c) != null)' <<< "$(chr "$(u16 180d)" "$(u16 2a37)")" > /dev/null || return 1
+    jq -e '.flags == ["read"]' <<< "$(chr "$(u16 180d)" "$(u16 2a38)")" > /dev/null || return 1
+    jq -e '.flags == ["write"]' <<< "$(chr "$(u16 180d)" "$(u16 2a39)")" > /dev/null || return 1
+    jq -e --arg c "$(u16 2902)" '(.flags | index("read") != null and index("notify") != null) and (.descriptors | index($c) != null)' \
+        <<< "$(chr "$(u16 180f)" "$(u16 2a19)")" > /dev/null || return 1
+    jq -e --arg d "$TEST_DESC" --arg cud "$(u16 2901)" \
+        '(.flags | index("read") != null and index("write") != null and index("writable-auxiliaries") != null)
+         and (.descriptors | index($d) != null and index($cud) != null)' \
+        <<< "$(chr "$TEST_SERVICE" "$TEST_CHAR")" > /dev/null || return 1
+}
+if gatt_ok; then
+    pass gatt-tree "$(jq -r 'map(.name // .uuid) | join(", ")' <<< "$BODY")"
+else
+    fail gatt-tree "Heart Rate, Battery or the test service missing or with other flags/descriptors; $(why)"
+fi
+
+http read-battery GET "$DEV/characteristics/2a19/value"
+level=$(jq -r .value <<< "$BODY" 2> /dev/null)
+check read-battery-level "0x$level" "$(why)" \
+    jqb '.encoding == "hex" and (.value | test("^[0-9a-f]{2}$"))'
+
+http read-location GET "$DEV/characteristics/2a38/value"
+check read-body-sensor-location "01 (chest)" "$(why)" jqb '.value == "01" and .encoding == "hex"'
+
+value=$(printf '%02x%02x%02x%02x' $((RANDOM % 256)) $((RANDOM % 256)) $((RANDOM % 256)) $((RANDOM % 256)))
+http write-test PUT "$DEV/characteristics/$TEST_CHAR/value" "{\"value\":\"$value\"}"
+write_status=$STATUS write_why=$(why)
+http read-test GET "$DEV/characteristics/$TEST_CHAR/value"
+if [ "$write_status" != 204 ]; then
+    fail write-read-test-characteristic "write: $write_why"
+else
+    check write-read-test-characteristic "wrote and read back $value" "read: $(why)" jqb ".value == \"$value\""
+fi
+
+http read-cud GET "$DEV/characteristics/$TEST_CHAR/descriptors/2901/value?encoding=utf8"
+check read-descriptor "2901: \"$(jq -r .value <<< "$BODY" 2> /dev/null)\"" "$(why)" \
+    jqb '.value == "This is a characteristic for testing" and .encoding == "utf8"'
+
+# The Heart Rate Control Point accepts only 0x01: the peripheral answers
+# anything else with ATT error 0x80, which must come back as a problem.
+http control-point-02 PUT "$DEV/characteristics/2a39/value" '{"value":"02"}'
+if [ "$STATUS" = 502 ] && [[ $CTYPE == application/problem+json* ]] &&
+    jqb '.status == 502 and .att_error == 128 and .dbus_error == "org.bluez.Error.Failed"
+         and .type == "urn:blegateway:problem:peripheral-failed"'; then
+    pass att-error-problem "502 problem+json, att_error 128"
+else
+    fail att-error-problem "$(why) ($CTYPE)"
+fi
+http control-point-01 PUT "$DEV/characteristics/2a39/value" '{"value":"01"}'
+check write-control-point "01 accepted (204)" "$(why)" [ "$STATUS" = 204 ]
+
+# ---------------------------------------------------------- notifications --
+stream notify1 "$DEV/characteristics/2a37/notifications"
+NOTIFY1=$STREAM_PID
+is_hrm='.address == "'$PERIPHERAL'" and .characteristic == "'$(u16 2a37)'" and (.value | test("^[0-9a-f]{4,}$"))'
+if got=$(wait_events notify1 notification "$is_hrm" 3 15); then
+    bpm=$(jq -r '.value[2:4]' <<< "$got" | while read -r h; do echo $((16#$h)); done | paste -sd ' ')
+    pass notifications "3 Heart Rate Measurements, bpm $bpm"
+else
+    fail notifications "$(wc -l <<< "$got" | tr -d ' ') Heart Rate Measurement(s) in 15 s"
+fi
+
+# A second client of the same characteristic shares the subscription: both
+# streams carry the same notifications.
+stream notify2 "$DEV/characteristics/2a37/notifications"
+NOTIFY2=$STREAM_PID
+if second=$(wait_events notify2 notification "$is_hrm" 2 10); then
+    shared=0
+    for _ in $(seq 15); do
+        shared=$(grep -cxF -f <(events notify2 notification) <(events notify1 notification) || true)
+        [ "$shared" -ge 2 ] && break
+        sleep 0.2
+    done
+    check two-notification-clients "$shared notifications on both streams" \
+        "the two streams share $shared notifications" [ "$shared" -ge 2 ]
+else
+    fail two-notification-clients "the second stream got $(wc -l <<< "$second" | tr -d ' ') notification(s) in 10 s"
+fi
+http characteristic GET "$DEV/characteristics/2a37"
+check notifying "2a37 notifying while streamed" "$(why)" jqb '.notifying == true'
+
+# ------------------------------------------------------------- disconnect --
+t=$(date +%s%N)
+http disconnect POST "$DEV/disconnect"
+secs=$(elapsed "$t")
+check disconnect "$secs" "$(why)" jqb '.connected == false and .services_resolved == false'
+check event-device-disconnected "on /v1/events" "no device-disconnected event for $PERIPHERAL" \
+    wait_events events device-disconnected ".address == \"$PERIPHERAL\" and .adapter == \"$ADAPTER\"" 1 10
+if wait_events notify1 subscription-ended '.reason == "disconnected"' 1 10 > /dev/null &&
+    wait_events notify2 subscription-ended '.reason == "disconnected"' 1 5 > /dev/null; then
+    pass subscription-ended "both notification streams: reason disconnected"
+else
+    fail subscription-ended "a notification stream got no subscription-ended (disconnected)"
+fi
+close_stream "$NOTIFY1"
+close_stream "$NOTIFY2"
+
+# -------------------------------------------------------------- reconnect --
+t=$(date +%s%N)
+http connect-again POST "$DEV/connect"
+secs=$(elapsed "$t")
+if [ "$STATUS" = 200 ] && jqb '.connected == true and .services_resolved == true'; then
+    http read-location-again GET "$DEV/characteristics/2a38/value"
+    check connect-again "$secs, 2a38 reads $(jq -r .value <<< "$BODY" 2> /dev/null)" "read after reconnecting: $(why)" \
+        jqb '.value == "01"'
+else
+    fail connect-again "$(why) after $secs"
+fi
+http disconnect-again POST "$DEV/disconnect"
+check disconnect-again "" "$(why)" jqb '.connected == false'
+
+# The scan streams closed a while ago: once the gateway has noticed, hci0
+# must stop discovering (and bluetoothd must say so: see Options.
+# discoveryRestartSettle in the BlueZ central).
+stopped=false
+while :; do
+    http adapter-discovering GET "$BASE/v1/adapters/$ADAPTER"
+    if jqb '.discovering == false'; then stopped=true; break; fi
+    [ "$(date +%s)" -ge $((SCANS_CLOSED + 100)) ] && break
+    sleep 0.5
+done
+if $stopped; then
+    pass scan-stops "discovering=false $(($(date +%s) - SCANS_CLOSED)) s after the scan streams closed"
+else
+    fail scan-stops "hci0 still discovering 100 s after the scan streams closed"
+fi
+
+close_stream "$EVENTS_PID"
+echo "checks done in $(elapsed): $failures failed; responses and streams in $OUT"
+[ "$failures" = 0 ]

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The end-to-end suite (`make e2e`): blegateway against the real bluetoothd.
+#
+# Builds blegateway, boots the bluez-vm rig (../shared/bluez-vm: kernel HCI,
+# btvirt, bluetoothd 5.66, BlueZ's example GATT peripheral on hci1) with this
+# checkout shared, runs `blegateway serve` in the guest on hci0, and drives it
+# from this machine over the forwarded port with Tests/e2e/api-checks.sh,
+# which prints one PASS or FAIL line per step. Exit status: 0 when every step
+# passed, 1 when one failed, 2 when the rig could not run.
+#
+#   Tests/e2e/run.sh              the real stack in the VM (root; 2 to 4 min)
+#   Tests/e2e/run.sh --simulate   the same checks against the built-in
+#                                 simulator (Tests/e2e/example-peripheral.yaml)
+#
+# Environment: SWIFT (default swift), BLUEZ_VM (the rig's folder, default
+# ../shared/bluez-vm), BLUEZ_VM_DIR (the rig's state and logs, default
+# /tmp/bluez-vm; set it to keep your runs apart from other users').
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+SWIFT=${SWIFT:-swift}
+RIG=${BLUEZ_VM:-$ROOT/../shared/bluez-vm}/run-e2e.sh
+CHECKS=$ROOT/Tests/e2e/api-checks.sh
+START=$(date +%s)
+
+mode=vm
+case "${1:-}" in
+    "") ;;
+    --simulate) mode=simulate ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: $0 [--simulate]" >&2; exit 2 ;;
+esac
+
+echo "e2e: building blegateway"
+"$SWIFT" build --product blegateway
+BIN=$("$SWIFT" build --show-bin-path)/blegateway
+
+if [ "$mode" = simulate ]; then
+    # The simulator in-process, on a private bus, on a free loopback port.
+    RUN=$(mktemp -d /tmp/blegateway-e2e-sim.XXXXXX)
+    "$BIN" serve --simulate "$ROOT/Tests/e2e/example-peripheral.yaml" --listen 127.0.0.1:0 --log-level debug \
+        > "$RUN/gateway.log" 2>&1 &
+    GATEWAY=$!
+    trap 'kill "$GATEWAY" 2> /dev/null || true; wait "$GATEWAY" 2> /dev/null || true' EXIT
+    url=""
+    for _ in $(seq 100); do
+        url=$(grep -o 'listening on http://[0-9.:]*' "$RUN/gateway.log" | head -1 | sed 's/^listening on //') || true
+        [ -n "$url" ] && break
+        kill -0 "$GATEWAY" 2> /dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$url" ]; then
+        echo "e2e: the gateway did not start; see $RUN/gateway.log" >&2
+        tail -5 "$RUN/gateway.log" >&2
+        exit 2
+    fi
+    status=0
+    E2E_HTTP_URL=$url E2E_RUN=$RUN "$CHECKS" || status=$?
+    echo "e2e (simulator): $([ "$status" = 0 ] && echo passed || echo FAILED) in $(($(date +%s) - START)) s; logs in $RUN (gateway.log, api/)"
+    exit "$status"
+fi
+
+[ -x "$RIG" ] || { echo "e2e: the bluez-vm rig is not at $RIG (set BLUEZ_VM)" >&2; exit 2; }
+# The rig boots a VM and installs packages: it needs root.
+as_root=()
+[ "$(id -u)" = 0 ] || as_root=(sudo --preserve-env=BLUEZ_VM_DIR)
+
+# In the guest the gateway listens on every interface of the guest, which
+# is reachable only through the rig's forwarded port on 127.0.0.1.
+guest_cmd="exec $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug"
+output=$(mktemp)
+trap 'rm -f "$output"' EXIT
+status=0
+# --hold bounds the checks (about a minute; up to 3 on a loaded machine),
+# --timeout the whole run, boot and package installation included.
+"${as_root[@]}" "$RIG" --quiet --no-checker --share "$ROOT" \
+    --guest-cmd "$guest_cmd" --guest-port 8080 \
+    --host-cmd "$(printf '%q' "$CHECKS")" --hold 200 --timeout 290 2>&1 | tee "$output" || status=$?
+
+run_dir=$(sed -n 's/^logs: //p' "$output" | tail -1)
+[ -n "$run_dir" ] || run_dir="${BLUEZ_VM_DIR:-/tmp/bluez-vm}/runs/latest"
+echo
+if [ "$status" = 0 ]; then
+    echo "e2e: passed in $(($(date +%s) - START)) s; logs in $run_dir"
+else
+    echo "e2e: FAILED (rig exit status $status) after $(($(date +%s) - START)) s. Why, in $run_dir:"
+    echo "  host-cmd.log    these checks (each FAIL line says what was expected)"
+    echo "  api/            every request and response (requests.log) and every stream (*.sse)"
+    echo "  guest-cmd.log   the gateway's log (debug)"
+    echo "  bluetoothd.log  bluetoothd -d; dbus-monitor.log its PropertiesChanged"
+    echo "  hci.btsnoop     the HCI traffic of both controllers (btmon -r hci.btsnoop)"
+    echo "  console.log     the guest's boot and setup"
+fi
+exit "$status"
