@@ -14,7 +14,16 @@
 #include <sys/types.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
+#include <poll.h>
 #include <microhttpd.h>
+
+/// poll(2)'s "peer closed its end" event; Linux's value (POLLRDHUP is only
+/// declared under _GNU_SOURCE).
+static const short CMHD_POLLRDHUP = 0x2000;
+
+/// A non-blocking, close-on-exec eventfd, or -1.
+static inline int cmhd_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 static const ssize_t CMHD_CONTENT_READER_END_OF_STREAM = MHD_CONTENT_READER_END_OF_STREAM;
 static const ssize_t CMHD_CONTENT_READER_END_WITH_ERROR = MHD_CONTENT_READER_END_WITH_ERROR;

@@ -42,5 +42,6 @@ extension Server {
         core.stopping.store(true, ordering: .releasing)
         for exchange in core.liveExchanges { exchange.control.freeze() }
         daemon.stop()
+        core.hangups.stop()
     }
 }

@@ -81,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("heartbeat-interval"),
         help: ArgumentHelp(
             "Seconds between the comment heartbeats of event streams.",
-            discussion: "A quiet stream only notices a client that left when it next writes; shorter also keeps proxies with short idle timeouts open."))
+            discussion: "They keep proxies with short idle timeouts open, and reveal a client whose host vanished without closing its connection (a client that closes is noticed at once)."))
     var heartbeatInterval: Double = 15
 
     @Option(name: .customLong("replay-buffer"), help: "How many past events GET /v1/events can replay.")

@@ -42,6 +42,18 @@ import Testing
         await gateway.stop()
     }
 
+    @Test func aQuietScanStopsAsSoonAsItsClientLeaves() async throws {
+        // Heartbeats far apart, and a filter nothing matches: the stream
+        // never writes, so only the closed connection can end the scan.
+        let gateway = try await GatewayUnderTest.start(arguments: ["--heartbeat-interval", "300"])
+        let stream = try gateway.stream("/v1/scan?name_prefix=nothing-here")
+        #expect(try await discovering(gateway, becomes: true))
+        stream.close()
+        #expect(try await discovering(gateway, becomes: false))
+        #expect(stream.events.isEmpty)
+        await gateway.stop()
+    }
+
     @Test func notificationStreamsShareOneSubscription() async throws {
         let gateway = try await GatewayUnderTest.start()
         try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)

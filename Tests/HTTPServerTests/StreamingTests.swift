@@ -54,9 +54,8 @@ extension HTTPServerTests {
                 let stream = try await blocking { try EventStreamClient.open(port: port, target: "/events") }
                 #expect(await eventually { hub.count == 1 })
                 stream.client.close()
-                // The suspended connection cannot see the close; the next
-                // heartbeat write does.
                 #expect(await eventually { hub.endCount == 1 })
+                // Heartbeats keep coming due; none may end the stream again.
                 try await Task.sleep(for: .milliseconds(600))
                 #expect(hub.allEnds == [.clientDisconnected])
                 #expect(!hub.writer(0).write(ServerSentEvent(data: "late")))
@@ -64,23 +63,42 @@ extension HTTPServerTests {
             }
         }
 
-        @Test func writeRevealsALeftClientWithoutHeartbeats() async throws {
+        @Test func idleStreamEndsWhenTheClientLeavesWithoutHeartbeats() async throws {
+            let hub = StreamHub()
+            let configuration = StreamConfiguration(heartbeatInterval: nil)
+            try await withServer(Self.router(hub, configuration)) { server, port in
+                let streams = try await blocking {
+                    try (0..<3).map { _ in try EventStreamClient.open(port: port, target: "/events") }
+                }
+                #expect(await eventually { hub.count == 3 })
+                // Nothing is ever written: only the hang-up watcher can tell
+                // that the second client left.
+                streams[1].client.close()
+                #expect(await eventually { hub.endCount == 1 })
+                #expect(hub.allEnds == [.clientDisconnected])
+                #expect(await eventually { server.activeRequestCount == 2 })
+                // The others still stream.
+                hub.writer(0).write(ServerSentEvent(id: "1", data: "still here"))
+                hub.writer(2).write(ServerSentEvent(id: "2", data: "still here"))
+                let ids = try await blocking { [try streams[0].nextEvent()?.id, try streams[2].nextEvent()?.id] }
+                #expect(ids == ["1", "2"])
+            }
+        }
+
+        @Test func bytesFromAStreamingClientDoNotEndItsStream() async throws {
             let hub = StreamHub()
             let configuration = StreamConfiguration(heartbeatInterval: nil)
             try await withServer(Self.router(hub, configuration)) { _, port in
                 let stream = try await blocking { try EventStreamClient.open(port: port, target: "/events") }
                 #expect(await eventually { hub.count == 1 })
-                stream.client.close()
+                // A pipelined request waits for the stream; it is no hang-up.
+                try stream.client.send("GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
                 try await Task.sleep(for: .milliseconds(300))
-                #expect(hub.endCount == 0, "an idle suspended stream cannot notice on its own")
-                // The first write after a close may still be accepted by the
-                // kernel; the reset it provokes fails a later one.
-                let writer = hub.writer(0)
-                #expect(await eventually {
-                    _ = writer.write(ServerSentEvent(data: "ping"))
-                    return hub.endCount == 1
-                })
-                #expect(hub.allEnds == [.clientDisconnected])
+                #expect(hub.endCount == 0)
+                hub.writer(0).write(ServerSentEvent(id: "7", data: "after the bytes"))
+                let event = try await blocking { try stream.nextEvent() }
+                #expect(event?.id == "7")
+                #expect(hub.endCount == 0)
             }
         }
 

@@ -30,11 +30,15 @@ final class ConnectionControl: Sendable {
         /// The server is about to call MHD_stop_daemon: never suspend or
         /// resume again.
         var frozen = false
+        /// The client closed its end: never suspend again (nothing would
+        /// wake the connection), and end what it was waiting for.
+        var peerHungUp = false
     }
 
     let connection: ConnectionHandle
-    /// The connection's socket, for `shutdownSocket`; -1 if unknown.
-    private let socket: Int32
+    /// The connection's socket, for `shutdownSocket` and the hang-up
+    /// watcher; -1 if unknown.
+    let socket: Int32
     private let state = Mutex(State())
 
     /// Polling thread only (reads the socket from MHD).
@@ -48,7 +52,7 @@ final class ConnectionControl: Sendable {
     /// server is stopping, so the caller must answer instead of waiting.
     func suspend() -> Bool {
         state.withLock { state in
-            guard !state.frozen, !state.finished else { return false }
+            guard !state.frozen, !state.finished, !state.peerHungUp else { return false }
             if !state.suspended {
                 MHD_suspend_connection(connection.pointer)
                 state.suspended = true
@@ -72,6 +76,22 @@ final class ConnectionControl: Sendable {
     }
 
     var isFinished: Bool { state.withLock { $0.finished } }
+
+    /// Whether the client closed its end (seen by the `HangupWatcher`).
+    var peerHungUp: Bool { state.withLock { $0.peerHungUp } }
+
+    /// The client closed its end; any thread. A suspended connection is
+    /// not polled by MHD, so it is shut down and resumed for MHD to see the
+    /// error and complete the request; one that is active will fail its
+    /// next write, and will not be suspended again.
+    func peerClosed() {
+        let suspended = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            state.peerHungUp = true
+            return state.suspended
+        }
+        if suspended { shutdownSocket() }
+    }
 
     /// Resumes the connection if suspended and forbids any later suspend or
     /// resume, so MHD_stop_daemon finds no suspended connection (it can hang

@@ -36,6 +36,7 @@ extension Exchange {
                 return queue(core.errorResponse(error, request: request))
             }
             state.withLock { $0.writer = writer }
+            core.hangups.watch(control)
             // The reader holds the exchange until MHD frees the response.
             let context = Unmanaged.passRetained(self)
             created = MHD_create_response_from_callback(

@@ -94,6 +94,7 @@ final class Exchange: Sendable {
     /// MHD's "request completed" callback; polling thread. Runs once.
     func completed(_ code: MHD_RequestTerminationCode) {
         control.markFinished()
+        core.hangups.unwatch(control)
         let (writer, pending, handler, method, version, status) = state.withLock { state in
             state.completed = true
             defer {

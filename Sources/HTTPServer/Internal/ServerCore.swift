@@ -15,6 +15,8 @@ final class ServerCore: Sendable {
     private let live = Mutex<[ObjectIdentifier: Exchange]>([:])
     /// The last line libmicrohttpd logged, for start-up error messages.
     let lastDaemonMessage = Mutex<String?>(nil)
+    /// Ends streams whose client closed the connection while they were idle.
+    let hangups = HangupWatcher()
 
     init(configuration: ServerConfiguration, responder: any Responder, logger: Logger) {
         self.configuration = configuration

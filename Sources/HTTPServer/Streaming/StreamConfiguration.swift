@@ -1,8 +1,9 @@
 /// How a `StreamWriter` keeps its connection alive and bounds its memory.
 public struct StreamConfiguration: Sendable {
-    /// How often an idle stream sends `heartbeat`; nil for never. The
-    /// heartbeat is also how the server notices a client that left while
-    /// the stream was idle (a suspended connection sees no socket events).
+    /// How often an idle stream sends `heartbeat`; nil for never. It keeps
+    /// proxies and NATs from timing the connection out, and reveals a
+    /// client that vanished without closing (a peer whose host went away);
+    /// a client that closed its connection is noticed at once regardless.
     public var heartbeatInterval: Duration?
     /// The bytes sent as a heartbeat (an SSE comment by default).
     public var heartbeat: [UInt8]

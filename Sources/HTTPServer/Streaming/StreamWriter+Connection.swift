@@ -28,7 +28,7 @@ extension StreamWriter {
                 return Int(CMHD_CONTENT_READER_END_OF_STREAM)
             case .open:
                 guard !serverStopping, let control = state.control, control.suspend() else {
-                    state.phase = .finishing(.serverStopped)
+                    state.phase = .finishing(state.control?.peerHungUp == true ? .clientDisconnected : .serverStopped)
                     return Int(CMHD_CONTENT_READER_END_OF_STREAM)
                 }
                 return 0

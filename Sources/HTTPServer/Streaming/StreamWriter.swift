@@ -7,8 +7,9 @@ import Synchronization
 /// Write pre-encoded chunks from any thread or task; the writer queues them
 /// (sharing the arrays, not copying them) and the server sends them as the
 /// client reads. While it has nothing to send the connection is suspended
-/// and costs no CPU. When idle for `heartbeatInterval` it sends a heartbeat,
-/// which is also how a client that left is noticed. A client that lets more
+/// and costs no CPU, yet a client closing the connection ends the stream at
+/// once. When idle for `heartbeatInterval` it sends a heartbeat, which also
+/// reveals a client that vanished without closing. A client that lets more
 /// than `maxBufferedBytes` pile up is dropped, so one slow reader never
 /// holds back the others or grows memory without bound.
 ///
