@@ -3,6 +3,7 @@
 #   make run    the gateway on its built-in simulator, at http://127.0.0.1:8080
 #   make test   install what is missing, build, run every test
 #   make build  debug build
+#   make bench  the benchmarks (release builds; bench-results/<time>/report.md)
 
 SWIFT ?= swift
 # Debian packages the build and the tests need. The tests drive real
@@ -15,7 +16,7 @@ APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 
-.PHONY: deps build run test docker-check scale-sim
+.PHONY: deps build run test docker-check scale-sim bench bench-soak bench-build bench-check
 
 ## Install the Debian packages that are missing (nothing when all are there).
 deps:
@@ -49,3 +50,26 @@ docker-check: deps
 scale-sim: deps
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing
 	BLUEZ_SIM_SCALE=1 $(SWIFT) test -c release -Xswiftc -enable-testing --skip-build --filter BlueZSimulatorTests.ScaleTests
+
+## The benchmarks (Benchmarks/, issue 9): release builds of the gateway, the
+## simulator and the harness, then the runner, which writes
+## bench-results/<time>/report.md and report.json (BENCHMARKS.md is the
+## latest one, copied by hand). Not part of `make test` or CI.
+## BENCH_DURATION (seconds per measurement, default 8) and
+## BENCH_CHURN_SECONDS (default 60) change the run; `make bench-soak` churns
+## for the issue's 10 minutes.
+bench: bench-build
+	Benchmarks/.build/release/bench --root .
+
+bench-soak: bench-build
+	BENCH_CHURN_SECONDS=600 Benchmarks/.build/release/bench --root .
+
+bench-build: deps
+	$(SWIFT) build -c release --product blegateway
+	$(SWIFT) build -c release --product bluez-sim
+	$(SWIFT) build -c release --package-path Benchmarks
+
+## Only compiles the harness (debug, against the current sources): a cheap
+## check that it still builds, without running anything.
+bench-check: deps
+	$(SWIFT) build --package-path Benchmarks
