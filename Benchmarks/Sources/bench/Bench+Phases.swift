@@ -500,6 +500,38 @@ extension Bench {
                 note: "\(Format.number(result.double("cycles"))) cycles (\(Format.number(result.double("cycle_rate")))/s, \(result.int("cycle_failures")) failed) by 32 clients over a notification stream and /v1/events; \(Format.number(Double(before) / 1024)) → \(Format.number(Double(after) / 1024)) MiB, 5 s after; gateway CPU \(usage["gateway"] ?? 0)%, \(threads) threads"))
         results["churn"] = ["seconds": seconds, "before_kib": before, "after_kib": after, "samples": samples, "result": result,
                             "cpu": usage]
+        try idleChurn()
+    }
+
+    /// The same churn on streams that carry nothing: a client that leaves
+    /// an idle (suspended) stream is noticed only at its next heartbeat, so
+    /// the connections it leaves behind pile up. Counts cycles and the
+    /// gateway's open descriptors.
+    func idleChurn() throws {
+        guard let gateway else { return }
+        let seconds = 10.0
+        say("churn on idle streams: \(Int(seconds)) s")
+        let descriptorsBefore = Self.openDescriptors(gateway.pid)
+        let child = try Child("sse-load", [tool("sse-load"), "churn", "--linger", "1", "--port", String(port), "--path",
+                                           "\(Self.notifyPath),/v1/events", "--clients", "32", "--duration", String(seconds)],
+                              cpu: loadCPU, log: logs + "/sse-load.log")
+        let result = try child.resultJSON(timeout: seconds + 30)
+        let descriptors = Self.openDescriptors(gateway.pid)
+        let rss = ProcStats.memory(gateway.pid)?.rss ?? 0
+        child.finish()
+        add(Row(section: "Memory (RSS)", metric: "churn on idle streams (no events): connect/subscribe/disconnect cycles per second",
+                gateway: result.double("cycle_rate"), baseline: nil, unit: "/s", better: .higher,
+                note: "\(Format.number(result.double("cycles"))) cycles in \(Int(seconds)) s; the gateway's open descriptors \(descriptorsBefore) → \(descriptors), RSS \(Format.number(Double(rss) / 1024)) MiB: departed clients of idle streams are noticed only at the next heartbeat (15 s), and hold their connection until then (--max-connections 4096 here)"))
+        results["idle_churn"] = ["result": result, "descriptors_before": descriptorsBefore, "descriptors_after": descriptors,
+                                 "rss_kib": rss]
+    }
+
+    static func openDescriptors(_ pid: pid_t) -> Int {
+        guard let directory = opendir("/proc/\(pid)/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while readdir(directory) != nil { count += 1 }
+        return max(0, count - 2)
     }
 
     // MARK: Scanning
