@@ -8,7 +8,7 @@ import Glibc
 //
 //   bench [--root DIR] [--out DIR] [--duration S] [--churn-seconds S]
 //         [--advertisers N] [--advertising-interval S] [--fanout 10,100,1000]
-//         [--only startup,economy,rest,notify,fanout,memory,scan]
+//         [--only startup,economy,rest,notify,fanout,memory,scan] [--quiet-wait S]
 //
 // The environment can set BENCH_DURATION and BENCH_CHURN_SECONDS too
 // (`make bench-soak` sets the churn to 600 s).
@@ -24,6 +24,7 @@ var options = Options()
 let environment = ProcessInfo.processInfo.environment
 if let value = environment["BENCH_DURATION"].flatMap(Double.init) { options.duration = value }
 if let value = environment["BENCH_CHURN_SECONDS"].flatMap(Double.init) { options.churnSeconds = value }
+if let value = environment["BENCH_QUIET_WAIT"].flatMap(Double.init) { options.quietWait = value }
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     guard let value = arguments.popFirst() else { usage("\(argument) needs a value") }
@@ -35,6 +36,7 @@ while let argument = arguments.popFirst() {
     case "--advertisers": options.advertisers = Int(value) ?? options.advertisers
     case "--advertising-interval": options.advertisingInterval = Double(value) ?? options.advertisingInterval
     case "--fanout": options.fanout = value.split(separator: ",").compactMap { Int($0) }
+    case "--quiet-wait": options.quietWait = Double(value) ?? options.quietWait
     case "--only": options.only = Set(value.split(separator: ",").map(String.init))
     default: usage("unknown option \(argument)")
     }
@@ -52,6 +54,13 @@ mkdir(options.root + "/bench-results", 0o755)
 signal(SIGPIPE, SIG_IGN)
 
 let bench = Bench(options: options)
+let revision: String = {
+    guard let child = try? Child("git", ["/bin/sh", "-c", "git -C \"$0\" describe --always --dirty 2>/dev/null", options.root],
+                                 cpu: nil, log: "/dev/null")
+    else { return "unknown" }
+    return child.readRest(timeout: 10).first ?? "unknown"
+}()
+bench.results["revision"] = revision
 var failure: String?
 do {
     try bench.run()
@@ -80,13 +89,13 @@ let report = MarkdownReport(
     machine: [
         ("CPU", "\(machine["cpu"] ?? "?") × \(machine["cores"] ?? "?")"), ("memory", "\(machine["memory_mib"] ?? "?") MiB"),
         ("OS, kernel", "\(machine["os"] ?? "?"), \(machine["kernel"] ?? "?")"), ("Swift", "\(machine["swift"] ?? "?")"),
-        ("build", "\(machine["build"] ?? "?")"),
+        ("build", "\(machine["build"] ?? "?"); revision \(revision)"),
         ("libdbus, libmicrohttpd, wrk", "\(machine["libdbus"] ?? "?"), \(machine["libmicrohttpd"] ?? "?"), \(machine["wrk"] ?? "?")"),
         ("placement", "gateway alone on CPU 1 (a raw baseline tool in its place); dbus-daemon, responder/simulator, wrk and sse-load on CPU 0"),
         ("run", "\(Format.number(elapsed)) s; measurement windows \(options.duration) s; churn \(options.churnSeconds) s"),
     ],
     load: [
-        ("machine busy before the run (3 s, nothing of ours running)", "\(before["busy_percent"] ?? "?")% of all cores; load average \(before["load_average"] ?? "?")"),
+        ("machine busy before the run (3 s, nothing of ours running)", "\(before["busy_percent"] ?? "?")% of all cores; load average \(before["load_average"] ?? "?"); waited \(before["waited_s"] ?? 0) s for a quiet moment (at most \(Int(options.quietWait)) s)"),
         ("machine busy after the run (2 s)", "\(after["busy_percent"] ?? "?")% of all cores; load average \(after["load_average"] ?? "?")"),
         ("other processes during the measurement windows", foreign.isEmpty ? "—" : "median \(String(format: "%.1f", median(foreign)))%, max \(String(format: "%.1f", foreign.max() ?? 0))% of all cores (per window in report.json, cpu_by_phase.*.foreign)"),
     ],
