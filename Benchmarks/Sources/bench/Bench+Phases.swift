@@ -129,7 +129,7 @@ extension Bench {
                 note: "\(calls) reads: \(readCount.sent) sent, \(readCount.received) received (ReadValue, its reply, and the PropertiesChanged(Value) bluetoothd emits after every read)"))
         add(Row(section: "D-Bus economy (exact counts)", metric: "D-Bus messages per notification",
                 gateway: Double(notifyCount.total) / Double(notifications), baseline: rawPerNotification, unit: "", better: .lower,
-                note: "\(notifications) notifications: \(notifyCount.sent) sent by the gateway; match rules: \(rules.joined(separator: "; "))"))
+                note: "\(notifications) notifications: \(notifyCount.sent) sent by the gateway; its \(rules.count) match rules (in report.json) include \(rules.filter { !$0.contains("NameOwnerChanged") }.joined(separator: "; "))"))
     }
 
     private func count(_ lines: [[String]], subject: String, rules: [String], responder: String)
@@ -427,6 +427,10 @@ extension Bench {
             add(Row(section: section, metric: "\(clients) subscribers: p99 latency", gateway: result.double("p99_us"),
                     baseline: raw.double("p99_us"), unit: "µs", better: .lower,
                     note: "p50 \(Format.number(result.double("p50_us"))) µs (raw \(Format.number(raw.double("p50_us"))) µs)"))
+            let loadSide = (cpu["sse-load"] ?? 0) + (cpu["responder"] ?? 0) + (cpu["dbus-daemon"] ?? 0)
+            if loadSide + (cpu["foreign"] ?? 0) * 2 >= 90 {
+                notes.append("Fan-out ×\(clients): CPU 0 (sse-load, responder, dbus-daemon: \(loadSide)% of a core, plus others' work) was close to saturation, so the client side may limit this figure.")
+            }
             add(Row(section: section, metric: "\(clients) subscribers: CPU", gateway: cpu["gateway"], baseline: rawCPU["raw"],
                     unit: "%", better: .lower,
                     note: "% of one core; sse-load \(cpu["sse-load"] ?? 0)%, responder \(cpu["responder"] ?? 0)%, dbus-daemon \(cpu["dbus-daemon"] ?? 0)%; gateway peak RSS \(Format.number(result.double("gateway_peak_rss_kib") / 1024)) MiB"))
@@ -482,11 +486,11 @@ extension Bench {
         let cpu = window([("sse-load", child.pid)])
         var samples: [[Double]] = []
         let start = Clock.seconds()
-        while child.isRunning {
+        while Clock.seconds() - start < seconds {
             samples.append([(Clock.seconds() - start).rounded(), Double(ProcStats.memory(gateway.pid)?.rss ?? 0)])
-            Clock.sleep(min(5, max(0.1, seconds + 2 - (Clock.seconds() - start))))
-            if Clock.seconds() - start > seconds + 60 { break }
+            Clock.sleep(min(5, max(0.05, seconds - (Clock.seconds() - start))))
         }
+        samples.append([(Clock.seconds() - start).rounded(), Double(ProcStats.memory(gateway.pid)?.rss ?? 0)])
         let result = try child.resultJSON(timeout: 30)
         let usage = cpu.finish()
         child.finish()
