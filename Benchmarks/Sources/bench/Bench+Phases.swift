@@ -504,6 +504,10 @@ extension Bench {
                 note: "\(Format.number(result.double("cycles"))) cycles (\(Format.number(result.double("cycle_rate")))/s, \(result.int("cycle_failures")) failed) by 32 clients over a notification stream and /v1/events; \(Format.number(Double(before) / 1024)) → \(Format.number(Double(after) / 1024)) MiB, 5 s after; gateway CPU \(usage["gateway"] ?? 0)%, \(threads) threads"))
         results["churn"] = ["seconds": seconds, "before_kib": before, "after_kib": after, "samples": samples, "result": result,
                             "cpu": usage]
+        if let progress = result["progress"] as? [[Int]], progress.count > 1 {
+            let rates = zip(progress, progress.dropFirst()).map { Double($1[1] - $0[1]) / Double(max(1, $1[0] - $0[0])) }
+            notes.append("Churn: cycles per second in each 10 s interval: \(rates.map { Format.number($0) }.joined(separator: ", ")); RSS (MiB) every 5 s: \(samples.map { Format.number($0[1] / 1024) }.joined(separator: ", ")).")
+        }
         try idleChurn()
     }
 
@@ -579,6 +583,12 @@ extension Bench {
         let scanPort = HTTPProbe.freePort()
         let gateway = try startGateway(scanAddress, port: scanPort, tag: "scan")
         defer { gateway.stop() }
+        // What the simulator offers in the same window, counted by a second
+        // raw client on the load side (the separate raw run above gives the
+        // baseline's CPU; its rate depends on how busy CPU 0 was then).
+        let offered = try Child("dbus-floor", [tool("dbus-floor"), "scan", "--linger", "1", "--bus", scanAddress,
+                                               "--duration", String(options.duration), "--warmup", String(warmup)],
+                                cpu: loadCPU, log: logs + "/dbus-floor.log")
         let client = try Child("sse-load", [tool("sse-load"), "count", "--linger", "1", "--port", String(scanPort), "--path", "/v1/scan?duplicates=true",
                                             "--clients", "1", "--duration", String(options.duration), "--warmup", String(warmup),
                                             "--timeout-ms", "120000"], cpu: loadCPU, log: logs + "/sse-load.log")
@@ -589,14 +599,16 @@ extension Bench {
         var result = try client.resultJSON(timeout: options.duration + 60)
         let cpu = gatewayWindow.finish()
         client.finish()
+        let offeredResult = try offered.resultJSON(timeout: 30)
+        offered.finish()
         result["cpu"] = cpu
         record("gateway scan", cpu)
-        results["scan"] = ["gateway": result, "baseline": rawResult, "advertisers": options.advertisers,
+        results["scan"] = ["gateway": result, "baseline": rawResult, "offered": offeredResult, "advertisers": options.advertisers,
                            "interval_s": options.advertisingInterval]
         let section = "Scanning: \(Format.number(Double(options.advertisers))) simulated advertisers (bluez-sim), every \(options.advertisingInterval) s each, DuplicateData"
         add(Row(section: section, metric: "events/s delivered to one GET /v1/scan?duplicates=true stream",
-                gateway: result.double("measured_rate"), baseline: rawResult.double("rate"), unit: "/s", better: .higher,
-                note: "baseline: org.bluez signals/s received by a raw libdbus client that started the same discovery; event types \(result["types"] ?? [:])"))
+                gateway: result.double("measured_rate"), baseline: offeredResult.double("rate"), unit: "/s", better: .higher,
+                note: "baseline: org.bluez signals/s received in the same window by a raw libdbus client in the same discovery (alone, on CPU 1: \(Format.number(rawResult.double("rate")))/s); event types \(result["types"] ?? [:])"))
         add(Row(section: section, metric: "CPU", gateway: cpu["gateway"], baseline: rawCPU["raw"], unit: "%", better: .lower,
                 note: "% of one core; simulator \(cpu["simulator"] ?? 0)% (raw run \(rawCPU["simulator"] ?? 0)%), dbus-daemon \(cpu["dbus-daemon"] ?? 0)%"))
     }

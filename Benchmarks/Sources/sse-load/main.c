@@ -108,6 +108,7 @@ typedef struct {
     uint64_t last_id;
     long events, notifications, unique, lost_gaps, out_of_order, duplicates, id_errors;
     long next_seq;
+    uint64_t attempt_started;
     int done, closed_early, failed;
     uint64_t bytes;
 } client_t;
@@ -127,6 +128,10 @@ static int epoll_fd;
 static uint64_t first_event, last_event, measure_from, measure_until;
 static long total_events_measured;
 static long cycles, cycle_failures;
+// Churn progress every 10 s: elapsed seconds, cycles so far, and slots
+// whose current attempt has waited more than a second for its headers.
+static long progress[1000][3];
+static int progress_count;
 
 // Event types seen, for `count` mode's report.
 static struct {
@@ -160,6 +165,7 @@ static int open_connection(client_t *c) {
     }
     c->fd = fd;
     c->phase = CONNECTING;
+    c->attempt_started = now_ns();
     c->header_length = 0;
     c->chunk = CHUNK_SIZE;
     c->chunk_remaining = 0;
@@ -426,6 +432,9 @@ int main(int argc, char **argv) {
         else usage();
     }
     if (!o.path_count || o.clients < 1) usage();
+    // A timed mode runs its whole duration whatever the default timeout.
+    double timed = o.warmup + o.duration + 30;
+    if ((!strcmp(o.mode, "churn") || !strcmp(o.mode, "count")) && o.timeout_ms < timed * 1000) o.timeout_ms = (int)(timed * 1000);
     int stream = !strcmp(o.mode, "stream"), count = !strcmp(o.mode, "count"), hold = !strcmp(o.mode, "hold"),
         churn = !strcmp(o.mode, "churn");
     if (!stream && !count && !hold && !churn) usage();
@@ -463,6 +472,17 @@ int main(int argc, char **argv) {
                 measure_until = measure_from + (uint64_t)(o.duration * 1e9);
             }
             churn_end = now + (uint64_t)(o.duration * 1e9);
+        }
+        if (churn && ready_printed && progress_count < 1000 &&
+            now - ready_at >= (uint64_t)(progress_count + 1) * 10000000000ull) {
+            long waiting = 0;
+            for (int i = 0; i < o.clients; i++)
+                waiting += clients[i].phase != STREAMING && clients[i].phase != CLOSED &&
+                           now - clients[i].attempt_started > 1000000000ull;
+            progress[progress_count][0] = (long)((now - ready_at) / 1000000000ull);
+            progress[progress_count][1] = cycles;
+            progress[progress_count][2] = waiting;
+            progress_count++;
         }
         if (now - start > (uint64_t)o.timeout_ms * 1000000ull && !hold) break;
         if (ready_printed) {
@@ -545,8 +565,13 @@ int main(int argc, char **argv) {
     printf("\"delivered_rate\":%.1f,", span > 0 ? (double)notifications / span : 0);
     if (count) printf("\"measured_events\":%ld,\"measured_rate\":%.1f,", total_events_measured,
                       (double)total_events_measured / o.duration);
-    if (churn) printf("\"cycles\":%ld,\"cycle_failures\":%ld,\"cycle_rate\":%.1f,", cycles, cycle_failures,
-                      (double)cycles / o.duration);
+    if (churn) {
+        printf("\"cycles\":%ld,\"cycle_failures\":%ld,\"cycle_rate\":%.1f,\"progress\":[", cycles, cycle_failures,
+               (double)cycles / o.duration);
+        for (int i = 0; i < progress_count; i++)
+            printf("%s[%ld,%ld,%ld]", i ? "," : "", progress[i][0], progress[i][1], progress[i][2]);
+        printf("],");
+    }
     printf("\"headers\":%d,\"types\":{", headers_received);
     for (int i = 0; i < type_count; i++) printf("%s\"%s\":%ld", i ? "," : "", types[i].name, types[i].count);
     printf("},\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f}\n", percentile_us(50),
