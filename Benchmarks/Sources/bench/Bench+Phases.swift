@@ -429,7 +429,7 @@ extension Bench {
                     note: "p50 \(Format.number(result.double("p50_us"))) µs (raw \(Format.number(raw.double("p50_us"))) µs)"))
             let loadSide = (cpu["sse-load"] ?? 0) + (cpu["responder"] ?? 0) + (cpu["dbus-daemon"] ?? 0)
             if loadSide + (cpu["foreign"] ?? 0) * 2 >= 90 {
-                notes.append("Fan-out ×\(clients): CPU 0 (sse-load, responder, dbus-daemon: \(loadSide)% of a core, plus others' work) was close to saturation, so the client side may limit this figure.")
+                notes.append("Fan-out ×\(clients): CPU 0 (sse-load, responder, dbus-daemon: \(Format.number(loadSide))% of a core, plus others' work) was close to saturation, so the client side may limit this figure.")
             }
             add(Row(section: section, metric: "\(clients) subscribers: CPU", gateway: cpu["gateway"], baseline: rawCPU["raw"],
                     unit: "%", better: .lower,
