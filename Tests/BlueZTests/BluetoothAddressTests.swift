@@ -62,6 +62,13 @@ import Testing
         }
     }
 
+    @Test func everyHexDigitPrints() throws {
+        #expect(try BluetoothAddress(parsing: "01:23:45:67:89:ab").description == "01:23:45:67:89:AB")
+        #expect(try BluetoothAddress(parsing: "cdef00ff10f0").description == "CD:EF:00:FF:10:F0")
+        #expect(BluetoothAddress(rawValue: 0)?.objectPathElement == "dev_00_00_00_00_00_00")
+        #expect(BluetoothAddress(rawValue: 0xFFFF_FFFF_FFFF)?.description == "FF:FF:FF:FF:FF:FF")
+    }
+
     @Test func objectPathElementRoundTrip() throws {
         let address = try BluetoothAddress(parsing: "aa:bb:cc:dd:ee:ff")
         #expect(address.objectPathElement == "dev_AA_BB_CC_DD_EE_FF")

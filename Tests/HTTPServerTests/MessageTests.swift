@@ -47,6 +47,19 @@ extension HTTPServerTests {
             #expect(String(decoding: ServerSentEvent.comment(), as: UTF8.self) == ":\n\n")
         }
 
+        @Test func serverSentEventEncodingOfLineEndsAndUnicode() {
+            // Trailing and doubled line ends keep their empty lines; CR LF
+            // is one line end; multi-byte characters and NUL in data pass.
+            let event = ServerSentEvent(id: "é\0", event: "✓", data: "é\r\n\r\n✓\n\0x\r")
+            #expect(
+                String(decoding: event.encoded, as: UTF8.self)
+                    == "id: é\nevent: ✓\ndata: é\ndata: \ndata: ✓\ndata: \0x\ndata: \n\n")
+            #expect(String(decoding: ServerSentEvent.comment("a\r\n\nb"), as: UTF8.self) == ": a\n:\n: b\n\n")
+            let json = #"{"value":"0648","encoding":"hex"}"#
+            #expect(ServerSentEvent(id: "41", event: "notification", data: json).encoded
+                == Array("id: 41\nevent: notification\ndata: \(json)\n\n".utf8))
+        }
+
         @Test func writerBuffersUntilTheLimitThenDrops() async {
             let ended = Counter()
             let writer = StreamWriter(configuration: StreamConfiguration(maxBufferedBytes: 10)) { _ in ended.increment() }

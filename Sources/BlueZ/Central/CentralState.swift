@@ -43,6 +43,20 @@ struct SessionRecord {
     var reported: [ObjectPath: AdvertisementData] = [:]
     /// Told `.interrupted`; to be told `.resumed` when scanning restarts.
     var interrupted = false
+
+    /// Offers an advertisement: reports the device if the filter wants it
+    /// (without duplicates, only when its advertisement data changed) and
+    /// remembers what was reported.
+    mutating func offer(_ device: Device) {
+        guard filter.matches(device) else { return }
+        if let last = reported[device.path] {
+            guard filter.allowDuplicates || !last.sameContent(as: device.advertisement) else { return }
+            continuation.yield(.updated(device))
+        } else {
+            continuation.yield(.discovered(device))
+        }
+        reported[device.path] = device.advertisement
+    }
 }
 
 /// What the central asked bluetoothd for on one adapter.

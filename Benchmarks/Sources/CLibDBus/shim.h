@@ -1,0 +1,2 @@
+// libdbus for the C baseline tool (dbus-floor).
+#include <dbus/dbus.h>
