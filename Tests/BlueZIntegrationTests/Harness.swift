@@ -29,14 +29,15 @@ final class Harness: Sendable {
     /// scenario's advertising intervals, and on a loaded machine a device
     /// could expire (and be discovered again) in the middle of a test.
     init(
-        timing: Double = 0.02, options: SimulatorOptions = SimulatorOptions(temporaryTimeout: 300),
+        scenario: Scenario = .default, timing: Double = 0.02,
+        options: SimulatorOptions = SimulatorOptions(temporaryTimeout: 300),
         central centralOptions: Central.Options = Central.Options()
     )
         async throws
     {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
-        var scenario = Scenario.default
+        var scenario = scenario
         scenario.timing = timing
         simulator = try await SimulatedBlueZ.start(on: simulatorConnection, scenario: scenario, options: options)
         connection = try await bus.connect()

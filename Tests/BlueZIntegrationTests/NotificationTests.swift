@@ -104,3 +104,55 @@ import Testing
         await harness.shutdown()
     }
 }
+
+/// Consumers that come and go while values pour in.
+@Suite struct NotificationChurnTests {
+    static let counter = address("C0:FF:EE:00:00:01")
+    static let fast = BluetoothUUID(uuid16: 0xfff1)
+    static let scenario = """
+        devices:
+          - address: "C0:FF:EE:00:00:01"
+            name: Fast Counter
+            advertising: { interval: 0.5 }
+            services:
+              - uuid: "fff0"
+                characteristics:
+                  - uuid: "fff1"
+                    flags: [read, notify]
+                    behaviour: { kind: counter, size: 4, rate: 1000 }
+        """
+
+    /// A consumer cancelled while the central hands it a value: its
+    /// stream's termination and the delivery meet. Hundreds of times, with
+    /// a value every millisecond, none may hang or leak a subscriber.
+    @Test func cancellingConsumersWhileValuesArriveNeverHangs() async throws {
+        let harness = try await Harness(scenario: try Scenario.parse(Self.scenario))
+        try await harness.connected(Self.counter)
+        let central = harness.central
+        // Keeps the characteristic notifying between the consumers.
+        let steady = try await central.subscribe(to: .uuid(Self.fast), of: Self.counter)
+        let churn = Task {
+            var completed = 0
+            for _ in 0..<400 {
+                let consumer = Task {
+                    let subscription = try await central.subscribe(to: .uuid(Self.fast), of: Self.counter)
+                    for try await _ in subscription {}
+                }
+                try await Task.sleep(for: .microseconds(Int.random(in: 500...3000)))
+                consumer.cancel()
+                _ = await consumer.result
+                completed += 1
+            }
+            return completed
+        }
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            churn.cancel()
+        }
+        let completed = try await churn.value
+        watchdog.cancel()
+        #expect(completed == 400)
+        #expect(await firstEvent(of: steady, within: .seconds(5)) { _ in true } != nil, "the steady consumer still receives")
+        await harness.shutdown()
+    }
+}

@@ -33,7 +33,8 @@ extension Central {
             state.sessions[id] = session
             return id
         }
-        continuation.onTermination = { [weak self] _ in self?.endSession(id) }
+        // Off the terminating thread: see `Central.events`.
+        continuation.onTermination = { [weak self] _ in Task { self?.endSession(id) } }
         do {
             try await reconcileDiscovery(adapterInfo.path, deadline: deadline, strict: true)
         } catch {

@@ -7,8 +7,10 @@ import Foundation
 #endif
 
 // From reducer changes to consumers. Runs under the state lock: yields to
-// streams (which never blocks), resolves promises, and records in `effects`
-// what must wait until the lock is released.
+// streams, resolves promises, and records in `effects` what must wait until
+// the lock is released. A yield can wait for the consuming task's status
+// lock (held while that task is being cancelled), so no stream's termination
+// handler may wait for the state lock (see `Central.events`).
 
 extension Central {
     func dispatch(

@@ -34,7 +34,8 @@ extension Central {
             state.subscriptions[target.path]?.subscribers[id] = continuation
             return id
         }
-        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id, from: target.path) }
+        // Off the terminating thread: see `Central.events`.
+        continuation.onTermination = { [weak self] _ in Task { self?.unsubscribe(id, from: target.path) } }
         do {
             try await inLane(devicePath, deadline: deadline) { () async throws in
                 try await self.startNotifyLocked(target.path, deadline: deadline)

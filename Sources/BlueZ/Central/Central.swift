@@ -162,8 +162,13 @@ public final class Central: Sendable {
             continuation.finish()
             return stream
         }
+        // A consumer's termination handler must not wait for the state lock.
+        // When the consumer's task is cancelled, the handler runs while the
+        // Swift runtime holds that task's status lock; the dispatcher, which
+        // yields to the same stream under the state lock, needs that status
+        // lock to wake the task: waiting here would deadlock both threads.
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.eventSinks.removeValue(forKey: id) }
+            Task { _ = self?.state.withLock { $0.eventSinks.removeValue(forKey: id) } }
         }
         return stream
     }
