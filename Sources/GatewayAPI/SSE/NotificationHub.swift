@@ -24,12 +24,28 @@ final class NotificationHub: Sendable {
     /// or subscribes when it is the first. The writer is made (by
     /// `makeWriter`, given the stream's key) only once the subscription is
     /// in place, so a failure (not connected, not notifiable, ...) is the
-    /// client's HTTP error and no stream is left behind.
+    /// client's HTTP error and no stream is left behind. A channel that
+    /// ends while the stream waits for it (its last stream closed) is
+    /// subscribed again, a few times, before the client is told to retry.
     func open(
         path: ObjectPath, encoding: ByteEncoding, log: EventLog,
         subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
         makeWriter: (UInt64) -> StreamWriter
     ) async throws(Problem) -> StreamWriter {
+        for _ in 0..<3 {
+            if let writer = try await join(path: path, encoding: encoding, log: log, subscribe: subscribe, makeWriter: makeWriter) {
+                return writer
+            }
+        }
+        throw Problem(.notConnected, status: .conflict, detail: "the subscription kept ending; try again")
+    }
+
+    /// One attempt of `open`: nil if the channel ended meanwhile.
+    private func join(
+        path: ObjectPath, encoding: ByteEncoding, log: EventLog,
+        subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
+        makeWriter: (UInt64) -> StreamWriter
+    ) async throws(Problem) -> StreamWriter? {
         let ready = channels.withLock { state in
             if let channel = state.byPath[path] { return channel.ready }
             let ready = Task { () async -> Result<NotificationSubscription, Problem> in
@@ -39,11 +55,9 @@ final class NotificationHub: Sendable {
             return ready
         }
         let outcome = await ready.value
-        return try channels.withLock { state throws(Problem) -> StreamWriter in
+        return try channels.withLock { state throws(Problem) -> StreamWriter? in
             // The channel may have ended (or failed) while this stream waited.
-            guard let channel = state.byPath[path], channel.ready == ready else {
-                throw Problem(.notConnected, status: .conflict, detail: "the subscription ended; try again")
-            }
+            guard let channel = state.byPath[path], channel.ready == ready else { return nil }
             guard case .success(let subscription) = outcome else {
                 state.byPath[path] = nil
                 if case .failure(let problem) = outcome { throw problem }
