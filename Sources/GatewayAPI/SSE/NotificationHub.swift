@@ -113,12 +113,17 @@ final class NotificationHub: Sendable {
         let writers = channels.withLock { $0.byPath[path]?.writers.values.map { $0 } ?? [] }
         guard !writers.isEmpty else { return }
         let id = String(log.nextID())
-        var frames: [ByteEncoding: [UInt8]] = [:]
+        // At most one frame per encoding; a linear search of that short list
+        // costs less than hashing the encoding once per stream.
+        var frames: [(encoding: ByteEncoding, bytes: [UInt8])] = []
         for (writer, encoding) in writers {
-            if frames[encoding] == nil {
-                frames[encoding] = ServerSentEvent(id: id, event: "notification", data: Self.json(value, encoding)).encoded
+            if let frame = frames.first(where: { $0.encoding == encoding }) {
+                writer.write(frame.bytes)
+                continue
             }
-            writer.write(frames[encoding] ?? [])
+            let bytes = ServerSentEvent(id: id, event: "notification", data: Self.json(value, encoding)).encoded
+            frames.append((encoding, bytes))
+            writer.write(bytes)
         }
     }
 
