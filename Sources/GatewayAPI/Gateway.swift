@@ -33,7 +33,7 @@ public final class Gateway: Sendable {
         let events = central.events(bufferSize: 16_384)
         eventPump.start { [log] in
             for await event in events {
-                if let published = GatewayEvent(event) { published.publish(to: log) }
+                GatewayEvent(event).publish(to: log)
             }
         }
     }

@@ -1,4 +1,5 @@
 import HTTPServer
+import Synchronization
 import Testing
 
 @testable import GatewayAPI
@@ -57,5 +58,26 @@ import Testing
         log.publish(type: "t", data: "2")
         #expect(frames(writer).count == 1)
         #expect(log.subscriberCount == 0)
+    }
+
+    @Test func anEventIsEncodedOnlyWhenAStreamTakesItAndThenOnce() {
+        let log = EventLog(capacity: 10)
+        let encodings = Mutex(0)
+        let counted: @Sendable (String) -> String = { data in
+            encodings.withLock { $0 += 1 }
+            return data
+        }
+        log.publish(type: "t", data: counted("1"))
+        log.publish(type: "t", data: counted("2"))
+        #expect(encodings.withLock { $0 } == 0, "no stream, no encoding")
+        let first = StreamWriter()
+        let second = StreamWriter()
+        log.subscribe(first, id: log.makeSubscriberID(), filter: EventFilter(), after: 0)
+        log.subscribe(second, id: log.makeSubscriberID(), filter: EventFilter(), after: 0)
+        #expect(encodings.withLock { $0 } == 2, "replayed twice, encoded once each")
+        log.publish(type: "t", data: counted("3"))
+        #expect(encodings.withLock { $0 } == 3, "a live event is encoded once for every stream")
+        #expect(frames(first) == frames(second))
+        #expect(frames(first).map { $0.components(separatedBy: "\n").last } == ["data: 1", "data: 2", "data: 3"])
     }
 }

@@ -2,9 +2,10 @@ import DequeModule
 import HTTPServer
 import Synchronization
 
-/// The gateway's event sequence: every event gets the next id, is encoded as
-/// one SSE frame once, kept in a bounded replay buffer, and written to every
-/// open stream whose filter wants it.
+/// The gateway's event sequence: every event gets the next id, is kept in a
+/// bounded replay buffer, and written to every open stream whose filter
+/// wants it. An event is encoded as an SSE frame once, when the first stream
+/// takes it: one that no stream ever takes costs no encoding.
 ///
 /// Publishing and subscribing share one lock, so a stream that resumes from
 /// `Last-Event-ID` gets the replayed events and then the live ones with no
@@ -19,8 +20,19 @@ public final class EventLog: Sendable {
         /// The attribute the event is about (`service/characteristic` path
         /// key), if any.
         public let attribute: String?
-        /// The encoded SSE frame (`id:`, `event:`, `data:` lines).
-        public let frame: [UInt8]
+        /// The event's JSON (one line), produced when first needed.
+        let data: @Sendable () -> String
+        /// The encoded SSE frame (`id:`, `event:`, `data:` lines), once a
+        /// stream has taken the event.
+        var frame: [UInt8]?
+
+        /// The SSE frame, encoded now if no stream took the event before.
+        mutating func encodedFrame() -> [UInt8] {
+            if let frame { return frame }
+            let encoded = ServerSentEvent(id: String(id), event: type, data: data()).encoded
+            frame = encoded
+            return encoded
+        }
     }
 
     struct Subscriber {
@@ -43,19 +55,21 @@ public final class EventLog: Sendable {
         self.capacity = max(1, capacity)
     }
 
-    /// Publishes an event: `data` is its JSON (one line).
+    /// Publishes an event: `data` is its JSON (one line), evaluated only if
+    /// a stream takes the event.
     @discardableResult
-    public func publish(type: String, device: String? = nil, attribute: String? = nil, data: String) -> UInt64 {
+    public func publish(
+        type: String, device: String? = nil, attribute: String? = nil, data: @autoclosure @escaping @Sendable () -> String
+    ) -> UInt64 {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            let frame = ServerSentEvent(id: String(id), event: type, data: data).encoded
-            let entry = Entry(id: id, type: type, device: device, attribute: attribute, frame: frame)
+            var entry = Entry(id: id, type: type, device: device, attribute: attribute, data: data)
+            for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
+                subscriber.writer.write(entry.encodedFrame())
+            }
             if state.buffer.count == capacity { state.buffer.removeFirst() }
             state.buffer.append(entry)
-            for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
-                subscriber.writer.write(frame)
-            }
             return id
         }
     }
@@ -91,8 +105,9 @@ public final class EventLog: Sendable {
                     let gap = #"{"last_event_id":\#(lastEventID),"oldest_available":\#(oldest)}"#
                     writer.write(ServerSentEvent(event: "replay-gap", data: gap).encoded)
                 }
-                for entry in state.buffer where entry.id > lastEventID && filter.matches(entry) {
-                    writer.write(entry.frame)
+                for index in state.buffer.indices
+                where state.buffer[index].id > lastEventID && filter.matches(state.buffer[index]) {
+                    writer.write(state.buffer[index].encodedFrame())
                 }
             }
             state.subscribers[token] = Subscriber(filter: filter, writer: writer)

@@ -2,10 +2,15 @@ import BlueZ
 import Foundation
 
 /// A central event as the gateway publishes it on `GET /v1/events`.
-struct GatewayEvent {
+///
+/// Its JSON is built only if a stream takes the event, live or replayed:
+/// most events are never streamed (a characteristic value follows every
+/// read, and most gateways have no `/v1/events` client), and building them
+/// was a tenth of the gateway's CPU on reads and notifications.
+struct GatewayEvent: Sendable {
     let type: String
     let device: String?
-    let data: JSON
+    let data: @Sendable () -> JSON
 
     /// The names of the event types, as `?type=` accepts them.
     static let types: Set<String> = [
@@ -13,16 +18,15 @@ struct GatewayEvent {
         "device-connected", "device-disconnected", "services-resolved", "characteristic-value",
     ]
 
-    init?(_ event: CentralEvent) {
-        let now = ModelJSON.timestamp(Date())
+    init(_ event: CentralEvent) {
+        let now = Date()
         switch event {
         case .adapterState(let adapter, let state):
-            self.init("adapter-state", nil, [("adapter", .string(adapter)), ("state", .string(state.rawValue))], now)
+            self.init("adapter-state", nil, now) { [("adapter", .string(adapter)), ("state", .string(state.rawValue))] }
         case .adapterUpdated(let adapter):
-            self.init(
-                "adapter-updated", nil,
-                [("adapter", .string(adapter.id)), ("state", .string(adapter.state.rawValue)), ("details", ModelJSON.adapter(adapter))],
-                now)
+            self.init("adapter-updated", nil, now) {
+                [("adapter", .string(adapter.id)), ("state", .string(adapter.state.rawValue)), ("details", ModelJSON.adapter(adapter))]
+            }
         case .deviceDiscovered(let device): self.init(device: device, type: "device-discovered", now)
         case .deviceUpdated(let device): self.init(device: device, type: "device-updated", now)
         case .deviceLost(let device): self.init(device: device, type: "device-lost", now)
@@ -31,33 +35,32 @@ struct GatewayEvent {
         case .disconnected(let device, let reason):
             self.init(device: device, type: "device-disconnected", now, extra: reason.map { [("reason", .string($0))] } ?? [])
         case .characteristicValue(let value):
-            var members: [(String, JSON)] = [
-                ("adapter", .string(value.adapter)), ("address", .string(value.device.description)),
-            ]
-            if let service = value.service { members.append(("service", .string(service.uuidString))) }
-            members.append(("characteristic", .string(value.characteristic.uuidString)))
-            if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
-            members += [("value", .string(ByteEncoding.hex(value.value))), ("encoding", .string("hex"))]
-            self.init("characteristic-value", value.device.description, members, ModelJSON.timestamp(value.timestamp))
+            self.init("characteristic-value", value.device.description, value.timestamp) {
+                var members: [(String, JSON)] = [
+                    ("adapter", .string(value.adapter)), ("address", .string(value.device.description)),
+                ]
+                if let service = value.service { members.append(("service", .string(service.uuidString))) }
+                members.append(("characteristic", .string(value.characteristic.uuidString)))
+                if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
+                return members + [("value", .string(ByteEncoding.hex(value.value))), ("encoding", .string("hex"))]
+            }
         }
     }
 
-    private init(_ type: String, _ device: String?, _ members: [(String, JSON)], _ timestamp: JSON) {
+    private init(_ type: String, _ device: String?, _ date: Date, _ members: @escaping @Sendable () -> [(String, JSON)]) {
         self.type = type
         self.device = device
-        self.data = .object([("type", .string(type)), ("timestamp", timestamp)] + members)
+        self.data = { .object([("type", .string(type)), ("timestamp", ModelJSON.timestamp(date))] + members()) }
     }
 
-    private init(device: Device, type: String, _ timestamp: JSON, extra: [(String, JSON)] = []) {
-        let deviceJSON = ModelJSON.device(device, encoding: .hex)
-        self.init(
-            type, device.address.description,
+    private init(device: Device, type: String, _ date: Date, extra: [(String, JSON)] = []) {
+        self.init(type, device.address.description, date) {
             [("adapter", .string(device.adapter)), ("address", .string(device.address.description))] + extra
-                + [("device", deviceJSON)],
-            timestamp)
+                + [("device", ModelJSON.device(device, encoding: .hex))]
+        }
     }
 
     func publish(to log: EventLog) {
-        log.publish(type: type, device: device, data: data.text)
+        log.publish(type: type, device: device, data: data().text)
     }
 }
