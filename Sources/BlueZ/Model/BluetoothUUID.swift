@@ -48,10 +48,22 @@ public struct BluetoothUUID: Hashable, Sendable {
 
     /// The full lowercase form, `00002a37-0000-1000-8000-00805f9b34fb`, as
     /// BlueZ's `UUID` properties carry it.
+    /// Written digit by digit into one buffer: it is printed for every
+    /// notification a stream carries.
     public var uuidString: String {
-        let hex = Array(Hex.string(rawValue, width: 32).utf8)
-        let groups = [hex[0..<8], hex[8..<12], hex[12..<16], hex[16..<20], hex[20..<32]]
-        return groups.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "-")
+        String(unsafeUninitializedCapacity: 36) { buffer in
+            var rest = rawValue
+            for index in stride(from: 35, through: 0, by: -1) {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    buffer[index] = UInt8(ascii: "-")
+                    continue
+                }
+                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
+                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                rest >>= 4
+            }
+            return 36
+        }
     }
 
     /// The shortest form: 4 hex digits (`2a37`) for a 16-bit number,
