@@ -166,9 +166,12 @@ paths:
       description: |
         Starts a discovery session with these filters and streams what it
         finds. BlueZ keeps scanning while at least one session is open (with
-        the filters merged); closing the stream ends this session. Events
-        (data: a `ScanEvent` unless said otherwise): `discovered` (a device
-        seen for the first time in this session), `updated` (seen again: with
+        the filters merged); closing the stream ends this session at once,
+        even while nothing is found. Events (data: a `ScanEvent` unless said
+        otherwise): `discovered` (a device seen for the first time in this
+        session; a new session starts with the matching devices BlueZ still
+        lists as nearby, since a controller may not report them again for a
+        while), `updated` (seen again: with
         `duplicates=true` every advertisement, otherwise when its data
         changed), `lost` (BlueZ forgot the device), `scan-interrupted` (a
         `ScanStopped`: the adapter went off or bluetoothd went away; the
