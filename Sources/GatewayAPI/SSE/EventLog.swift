@@ -20,8 +20,9 @@ public final class EventLog: Sendable {
         /// The attribute the event is about (`service/characteristic` path
         /// key), if any.
         public let attribute: String?
-        /// The event's JSON (one line), produced when first needed.
-        let data: @Sendable () -> String
+        /// The event's JSON (one line), until it is encoded: the buffer
+        /// keeps one form of an event, not both.
+        var data: (@Sendable () -> String)?
         /// The encoded SSE frame (`id:`, `event:`, `data:` lines), once a
         /// stream has taken the event.
         var frame: [UInt8]?
@@ -29,8 +30,9 @@ public final class EventLog: Sendable {
         /// The SSE frame, encoded now if no stream took the event before.
         mutating func encodedFrame() -> [UInt8] {
             if let frame { return frame }
-            let encoded = ServerSentEvent(id: String(id), event: type, data: data()).encoded
+            let encoded = ServerSentEvent(id: String(id), event: type, data: data?() ?? "{}").encoded
             frame = encoded
+            data = nil
             return encoded
         }
     }
