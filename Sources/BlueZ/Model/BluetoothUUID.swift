@@ -48,6 +48,7 @@ public struct BluetoothUUID: Hashable, Sendable {
 
     /// The full lowercase form, `00002a37-0000-1000-8000-00805f9b34fb`, as
     /// BlueZ's `UUID` properties carry it.
+    ///
     /// Written digit by digit into one buffer: it is printed for every
     /// notification a stream carries.
     public var uuidString: String {
