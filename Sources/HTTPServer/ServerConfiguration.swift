@@ -16,9 +16,11 @@ public struct ServerConfiguration: Sendable {
     /// get a 431 from the error factory. Keep it well under
     /// `connectionMemoryLimit`.
     public var maxHeaderSize: Int
-    /// The largest request body accepted; bigger ones get a 413, decided
-    /// from `Content-Length` before the body is read, or as soon as a
-    /// chunked upload goes over.
+    /// The largest request body accepted; bigger ones get a 413: before the
+    /// body is sent when the client waits for `100 Continue` or declares
+    /// more than twice this, otherwise after the body (read and dropped),
+    /// so the client is not reset in the middle of sending it. An upload
+    /// still going at twice this has its connection closed.
     public var maxRequestBodySize: Int
     /// A connection with no traffic for this long is closed (whole seconds;
     /// zero for never). Suspended connections (handlers running, idle

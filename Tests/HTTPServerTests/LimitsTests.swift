@@ -47,6 +47,26 @@ extension HTTPServerTests {
             }
         }
 
+        @Test func aBodyAlreadyOnItsWayIsReadBeforeIts413() async throws {
+            let calls = Counter()
+            try await withServer(Self.countingRouter(calls), configuration: Self.configuration) { _, port in
+                // No Expect: the client sends the body right behind the
+                // headers. Answering and closing before reading it would
+                // reset the connection under the client's later writes.
+                let response = try await blocking {
+                    let client = try RawClient(port: port)
+                    try client.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 20480\r\n\r\n")
+                    for _ in 0..<5 {
+                        Thread.sleep(forTimeInterval: 0.05)
+                        try client.send(String(repeating: "z", count: 4096))
+                    }
+                    return try client.readResponse()
+                }
+                #expect(response.head.status == 413)
+                #expect(calls.count == 0)
+            }
+        }
+
         @Test func oversizedBodyOverCurlIs413() async throws {
             let calls = Counter()
             try await withServer(Self.countingRouter(calls), configuration: Self.configuration) { _, port in

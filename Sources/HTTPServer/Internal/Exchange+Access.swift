@@ -27,6 +27,13 @@ extension Exchange {
     /// Sets up the request and refuses what can be refused from the headers
     /// alone. Answering here makes MHD close the connection after the
     /// response, which is what a refused upload needs anyway.
+    ///
+    /// A body declared too large is refused at once only when the client
+    /// waits for `100 Continue` before sending it, or declares more than
+    /// twice the limit. Otherwise the client is already sending it, and
+    /// closing with its bytes unread makes the kernel reset the connection:
+    /// the client may see a broken pipe instead of the 413. Such a body is
+    /// read and dropped, and the 413 follows it.
     private func firstCall(method: String, version: String) -> MHD_Result {
         state.withLock { state in
             state.stage = .body
@@ -46,28 +53,33 @@ extension Exchange {
         // 400); one that parses but is too big is ours.
         if let length = lookupHeader("Content-Length").flatMap({ Int($0) }) {
             if length > configuration.maxRequestBodySize {
-                return queue(core.errorResponse(bodyTooLarge(), request: nil))
+                let waitsForContinue = lookupHeader("Expect")?.lowercased() == "100-continue"
+                if waitsForContinue || length > 2 * configuration.maxRequestBodySize {
+                    return queue(core.errorResponse(bodyTooLarge(), request: nil))
+                }
+                state.withLock { $0.discarded = 0 }
+            } else if length > 0 {
+                state.withLock { $0.body.reserveCapacity(length) }
             }
-            if length > 0 { state.withLock { $0.body.reserveCapacity(length) } }
         }
         return MHD_Result.YES
     }
 
     /// Appends a piece of the body, or discards it once the body went over
-    /// the limit. libmicrohttpd 0.9.75 refuses to queue a response while it
-    /// is still reading a body, so a chunked upload that goes over can only
-    /// get its 413 once it ends; its excess is counted and dropped (memory
-    /// stays bounded) and an upload still going at twice the limit has its
+    /// the limit (or was declared over it). libmicrohttpd 0.9.75 refuses to
+    /// queue a response while it is still reading a body, so such a body
+    /// gets its 413 once it ends; it is counted and dropped (memory stays
+    /// bounded) and an upload still going at twice the limit has its
     /// connection closed instead.
     private func receive(_ upload: UnsafePointer<CChar>?, count: Int) -> MHD_Result {
         let limit = core.configuration.maxRequestBodySize
         return state.withLock { state in
             if let discarded = state.discarded {
                 state.discarded = discarded + count
-                return discarded + count > limit ? MHD_Result.NO : MHD_Result.YES
+                return discarded + count > 2 * limit ? MHD_Result.NO : MHD_Result.YES
             }
             guard state.body.count + count <= limit else {
-                state.discarded = state.body.count + count - limit
+                state.discarded = state.body.count + count
                 state.body = []
                 return MHD_Result.YES
             }

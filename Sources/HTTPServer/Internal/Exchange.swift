@@ -32,7 +32,8 @@ final class Exchange: Sendable {
         var method = Method.get
         var version = ""
         var body: [UInt8] = []
-        /// Body bytes dropped after the body went over the limit.
+        /// Body bytes dropped, once the body went (or was declared) over
+        /// the limit: every byte of it so far.
         var discarded: Int?
         var request: Request?
         /// The handler's response, waiting for the access handler.
