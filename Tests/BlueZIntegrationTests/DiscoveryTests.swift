@@ -57,6 +57,25 @@ import Testing
         await harness.shutdown()
     }
 
+    /// A consumer that leaves at any moment of the start, while bluetoothd
+    /// is asked to scan included, leaves no discovery running.
+    @Test func aConsumerLeavingDuringTheStartLeavesNoDiscoveryRunning() async throws {
+        let harness = try await Harness()
+        for delay in 0..<40 {
+            let consumer = Task {
+                let session = try await harness.central.scan()
+                for await _ in session {}
+            }
+            try await Task.sleep(for: .milliseconds(delay))
+            consumer.cancel()
+            _ = await consumer.result
+            #expect(
+                await eventually { harness.central.adapters().first?.discovering == false },
+                "still discovering after a consumer left \(delay) ms into its scan")
+        }
+        await harness.shutdown()
+    }
+
     @Test func boundedDiscoverReturnsTheDevicesFound() async throws {
         let harness = try await Harness()
         let devices = try await harness.central.discover(filter: DiscoveryFilter(), duration: .seconds(1))

@@ -38,7 +38,10 @@ extension Central {
         do {
             try await reconcileDiscovery(adapterInfo.path, deadline: deadline, strict: true)
         } catch {
-            state.withLock { _ = $0.sessions.removeValue(forKey: id) }
+            // Ended like any session, so that discovery this start may
+            // have begun (the caller was cancelled while waiting for
+            // bluetoothd) is stopped again if no other session wants it.
+            endSession(id)
             continuation.finish()
             throw error
         }
@@ -171,16 +174,23 @@ extension Central {
             }
         }
         if !current.running {
+            // Recorded before the call: if the reply never comes in time or
+            // the caller stops waiting for it (cancelled), bluetoothd may
+            // still start, and the next reconcile must know to stop it. A
+            // stop it did not need is answered "No discovery started".
+            state.withLock { $0.scanning[adapterPath, default: ScanState()].running = true }
             do {
                 _ = try await call(adapterPath, Adapter1.interface, "StartDiscovery", deadline: deadline)
             } catch where error.code == .inProgress {
                 // bluetoothd still counts this client as discovering (the
                 // mirror was rebuilt without a restart): that is the goal.
+            } catch where error.code == .cancelled || error.code == .timeout {
+                throw error
             } catch {
+                state.withLock { $0.scanning[adapterPath]?.running = false }
                 throw BlueZError.wrapping(error)
             }
             state.withLock { state in
-                state.scanning[adapterPath, default: ScanState()].running = true
                 for (id, session) in state.sessions where session.adapterPath == adapterPath && session.interrupted {
                     session.continuation.yield(.resumed)
                     state.sessions[id]?.interrupted = false
