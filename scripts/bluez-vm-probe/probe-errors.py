@@ -2,64 +2,21 @@
 # Probe of the real bluetoothd 5.66 for the BlueZ simulator: introspection,
 # object properties, error names and messages, signal order (hci0 central
 # against the rig's example GATT server on hci1). Writes under argv[1].
-import dbus, dbus.mainloop.glib, os, sys, time, json, subprocess, threading
-from gi.repository import GLib
-OUT = sys.argv[1]
-os.makedirs(OUT, exist_ok=True)
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-bus = dbus.SystemBus()
-T0 = time.time()
-log = open(OUT + '/probe.log', 'w')
-def p(*a):
-    s = '%7.3f ' % (time.time() - T0) + ' '.join(str(x) for x in a)
-    print(s); log.write(s + '\n'); log.flush()
-sig = open(OUT + '/signals.log', 'w')
-def on_sig(*args, **kw):
-    s = '%7.3f %s %s %s' % (time.time() - T0, kw.get('member'), kw.get('path'), json.dumps(jsonable(args)))
-    sig.write(s + '\n'); sig.flush()
-def jsonable(v):
-    if isinstance(v, (dbus.Array, list, tuple, dbus.Struct)):
-        if isinstance(v, dbus.Array) and v.signature == 'y': return 'bytes:' + bytes(v).hex()
-        return [jsonable(x) for x in v]
-    if isinstance(v, (dict, dbus.Dictionary)): return {str(k): jsonable(x) for k, x in v.items()}
-    if isinstance(v, dbus.Boolean): return bool(v)
-    if isinstance(v, (int, dbus.Byte)): return int(v)
-    return str(v)
-bus.add_signal_receiver(on_sig, bus_name='org.bluez', member_keyword='member', path_keyword='path')
-ctx = GLib.MainContext.default()
-def spin(sec, pred=None):
-    end = time.time() + sec
-    while time.time() < end:
-        ctx.iteration(False)
-        if pred and pred(): return True
-        time.sleep(0.005)
-    return pred() if pred else True
-def obj(path): return bus.get_object('org.bluez', path)
+import dbus, json, time
+from probelib import *
+open_logs('probe.log', 'signals.log')
 def introspect(path, name):
     try:
         x = obj(path).Introspect(dbus_interface='org.freedesktop.DBus.Introspectable')
         open(OUT + '/introspect-' + name + '.xml', 'w').write(x)
     except Exception as e: p('introspect', path, 'ERR', e)
-def managed(name):
-    m = obj('/').GetManagedObjects(dbus_interface='org.freedesktop.DBus.ObjectManager')
+def managed_as(name):
+    """GetManagedObjects, kept in OUT/managed-<name>.json."""
+    m = managed()
     json.dump(jsonable(m), open(OUT + '/managed-' + name + '.json', 'w'), indent=1, sort_keys=True)
     return m
-def call(label, path, iface, method, *args, timeout=30):
-    t = time.time()
-    done = {}
-    def ok(*r): done['r'] = ('OK', jsonable(r))
-    def err(e): done['r'] = ('ERR', e.get_dbus_name(), e.get_dbus_message())
-    getattr(dbus.Interface(obj(path), iface), method)(*args, reply_handler=ok, error_handler=err, timeout=timeout)
-    spin(timeout + 1, lambda: 'r' in done)
-    p('CALL', label, method, '->', done.get('r'), 'in %.3fs' % (time.time() - t))
-    return done.get('r')
-def prop(path, iface, name):
-    try: return jsonable(obj(path).Get(iface, name, dbus_interface='org.freedesktop.DBus.Properties'))
-    except dbus.exceptions.DBusException as e: return ('ERR', e.get_dbus_name(), e.get_dbus_message())
-A = '/org/bluez/hci0'; AD = 'org.bluez.Adapter1'; DV = 'org.bluez.Device1'; CH = 'org.bluez.GattCharacteristic1'; DS = 'org.bluez.GattDescriptor1'
-DEV = A + '/dev_00_AA_01_01_00_01'
 introspect('/', 'root'); introspect('/org/bluez', 'org-bluez'); introspect(A, 'hci0'); introspect('/org', 'org')
-managed('start')
+managed_as('start')
 p('adapter props', json.dumps(jsonable(obj(A).GetAll(AD, dbus_interface='org.freedesktop.DBus.Properties'))))
 call('stop-without-start', A, AD, 'StopDiscovery')
 call('get-filters', A, AD, 'GetDiscoveryFilters')
@@ -80,7 +37,7 @@ call('filter-le', A, AD, 'SetDiscoveryFilter', dbus.Dictionary({'Transport': 'le
 call('start', A, AD, 'StartDiscovery')
 call('start-again', A, AD, 'StartDiscovery')
 p('filters', call('get-filters', A, AD, 'GetDiscoveryFilters'))
-def has_dev(): return DEV in managed('poll')
+def has_dev(): return DEV in managed_as('poll')
 found = spin(25, has_dev); p('device found', found)
 introspect(DEV, 'device')
 p('device props', json.dumps(jsonable(obj(DEV).GetAll(DV, dbus_interface='org.freedesktop.DBus.Properties'))))
@@ -105,7 +62,7 @@ p('Connected prop', prop(DEV, DV, 'Connected'), 'ServicesResolved', prop(DEV, DV
 spin(20, lambda: prop(DEV, DV, 'ServicesResolved') == True)
 p('ServicesResolved at', time.time() - t)
 call('connect-again', DEV, DV, 'Connect')
-m = managed('connected')
+m = managed_as('connected')
 chars = {}; descs = {}
 for path, ifs in m.items():
     if CH in ifs: chars[str(ifs[CH]['UUID'])] = str(path)
@@ -115,7 +72,6 @@ for path, ifs in m.items():
         introspect(str(path), kind)
 p('chars', json.dumps(chars)); p('descs', json.dumps(descs))
 def U(s): return '0000%s-0000-1000-8000-00805f9b34fb' % s
-def o(d): return dbus.Dictionary(d, signature='sv')
 hrm, bsl, hcp, bat = chars.get(U('2a37')), chars.get(U('2a38')), chars.get(U('2a39')), chars.get(U('2a19'))
 tst = chars.get('12345678-1234-5678-1234-56789abcdef1'); enc = chars.get('12345678-1234-5678-1234-56789abcdef4')
 call('read-notify-only', hrm, CH, 'ReadValue', o({}))
@@ -165,14 +121,14 @@ p('Paired', prop(DEV, DV, 'Paired'), 'Bonded', prop(DEV, DV, 'Bonded'), 'Trusted
 call('disconnect', DEV, DV, 'Disconnect')
 spin(2)
 call('read-after-disconnect', bsl, CH, 'ReadValue', o({}))
-p('objects after disconnect', sorted(str(x) for x in managed('disconnected') if str(x).startswith(DEV)))
+p('objects after disconnect', sorted(str(x) for x in managed_as('disconnected') if str(x).startswith(DEV)))
 call('power-off2', A, 'org.freedesktop.DBus.Properties', 'Set', AD, 'Powered', dbus.Boolean(False))
 spin(2)
-p('device after power off', DEV in managed('poweroff'), prop(DEV, DV, 'Connected'))
+p('device after power off', DEV in managed_as('poweroff'), prop(DEV, DV, 'Connected'))
 call('connect-while-off', DEV, DV, 'Connect')
 call('pair-while-off', DEV, DV, 'Pair')
 call('power-on2', A, 'org.freedesktop.DBus.Properties', 'Set', AD, 'Powered', dbus.Boolean(True))
 spin(2)
 spin(1)
-managed('end')
+managed_as('end')
 p('done')

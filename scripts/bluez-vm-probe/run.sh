@@ -12,7 +12,7 @@ which=${1:-errors}
 share=${SHARE:-/tmp/bluez-sim-probe}
 export BLUEZ_VM_DIR=${BLUEZ_VM_DIR:-/tmp/bluez-vm-sim}
 mkdir -p "$share"
-cp "$here"/probe-*.py "$share"/
+cp "$here"/probe-*.py "$here"/probelib.py "$share"/
 cat > "$share/guest.sh" <<GUEST
 #!/bin/bash
 O=$share/out-$which; rm -rf \$O; mkdir -p \$O
