@@ -79,7 +79,6 @@ import Testing
         let hooks = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("schemathesis").path
         let script = """
-            PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH" \
             SCHEMATHESIS_HOOKS=blegateway_checks PYTHONPATH="\(hooks)" \
             schemathesis run "\(Self.specPath)" --url "\(gateway.baseURL)" \
               --checks all --exclude-checks not_a_server_error \
