@@ -9,15 +9,18 @@ struct HealthCommand: AsyncParsableCommand {
         commandName: "health",
         abstract: "Check that a gateway answers on /health (exit 0) or not (exit 1).")
 
-    @Option(help: "The gateway's health URL (plain http).")
-    var url = "http://127.0.0.1:8080/health"
+    @Option(
+        help: ArgumentHelp(
+            "The gateway's base URL, or its /health URL (plain http).",
+            discussion: "http://HOST:PORT checks http://HOST:PORT/health; a path is kept, with /health added unless it ends so."))
+    var url = "http://127.0.0.1:8080"
 
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 3
 
     func run() async throws {
         guard let target = HealthTarget(url) else {
-            throw ValidationError("--url must look like http://HOST:PORT/PATH, not '\(url)'")
+            throw ValidationError("--url must look like http://HOST:PORT or http://HOST:PORT/PATH, not '\(url)'")
         }
         let status = target.fetchStatus(timeoutMilliseconds: Int32(max(0.1, timeout) * 1000))
         guard status == 200 else {
@@ -28,7 +31,7 @@ struct HealthCommand: AsyncParsableCommand {
     }
 }
 
-/// The host, port and path of a plain-http URL, and a minimal GET.
+/// The host, port and health path of a plain-http URL, and a minimal GET.
 struct HealthTarget {
     var host: String
     var port: UInt16
@@ -38,7 +41,14 @@ struct HealthTarget {
         guard url.hasPrefix("http://") else { return nil }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" }
-        path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : "/"
+        // The base URL the README gives (`http://127.0.0.1:8080`), with or
+        // without a path prefix, names the gateway; its health is below it.
+        var path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : ""
+        if !path.hasSuffix("/health") {
+            while path.hasSuffix("/") { path.removeLast() }
+            path += "/health"
+        }
+        self.path = path
         guard let address = ListenAddress(String(authority)), address.port > 0 else { return nil }
         host = address.host == "localhost" ? "127.0.0.1" : address.host
         port = UInt16(address.port)

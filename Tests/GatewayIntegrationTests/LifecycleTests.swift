@@ -95,6 +95,9 @@ import Testing
         }
         let health = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health"])
         #expect(health.status == 0)
+        // The base URL, as the README gives it, names the same check.
+        let byBase = try await run([GatewayUnderTest.executable, "health", "--url", base])
+        #expect(byBase.status == 0, "\(byBase.output) \(byBase.error)")
         process.signal(SIGINT)
         #expect(await process.wait(timeout: .seconds(15)) == 0, "SIGINT stops it cleanly")
         let down = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health", "--timeout", "1"])
