@@ -23,10 +23,13 @@ import Testing
         #expect(stream.events.allSatisfy { ($0.json["device"] as? [String: Any])?["address"] as? String == TestScenario.strap })
         #expect(try await discovering(gateway, becomes: true))
 
-        // A second scanner with another filter shares the adapter's scan.
+        // A second scanner with another filter shares the adapter's scan;
+        // the wait covers both things asserted below: all three devices, and
+        // an advertisement heard again.
         let everything = try gateway.stream("/v1/scan?duplicates=true")
         let seen = await everything.waitFor { events in
             Set(events.compactMap { ($0.json["device"] as? [String: Any])?["address"] as? String }).count == 3
+                && events.contains { $0.type == "updated" }
         }
         #expect(Set(seen.compactMap { ($0.json["device"] as? [String: Any])?["address"] as? String }).count == 3)
         #expect(seen.contains { $0.type == "updated" }, "duplicates=true reports every advertisement")
