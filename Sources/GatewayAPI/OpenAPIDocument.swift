@@ -302,7 +302,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -402,7 +401,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -438,7 +436,6 @@ paths:
         "409": { $ref: "#/components/responses/Conflict" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -473,7 +470,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -505,7 +501,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -532,7 +527,6 @@ paths:
         "409": { $ref: "#/components/responses/Conflict" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -702,7 +696,12 @@ components:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
     Forbidden:
-      description: BlueZ refused (not permitted, or the device requires pairing).
+      description: |
+        BlueZ or the device refused: not permitted (`not-permitted`), the
+        device requires pairing (`not-authorized`), or the target cannot do
+        this at all (`not-supported`: a characteristic that neither notifies
+        nor indicates, for instance). A 5xx is never used for what the
+        client asked of a target that cannot do it.
       content:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
@@ -737,11 +736,6 @@ components:
           schema: { $ref: "#/components/schemas/Problem" }
     UnsupportedMediaType:
       description: The body is neither JSON nor raw bytes.
-      content:
-        application/problem+json:
-          schema: { $ref: "#/components/schemas/Problem" }
-    NotSupported:
-      description: The device or BlueZ does not support the operation.
       content:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }

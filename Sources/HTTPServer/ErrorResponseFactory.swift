@@ -39,7 +39,7 @@ public struct ErrorResponseFactory: Sendable {
     /// since it may hold internal details).
     public func response(for error: any Error, request: Request?) -> Response {
         switch error {
-        case let convertible as any ResponseConvertibleError: convertible.response
+        case let convertible as any ResponseConvertibleError: convertible.response(for: request)
         case let httpError as HTTPError: response(for: httpError, request: request)
         default: response(for: HTTPError(.internalServerError), request: request)
         }

@@ -6,6 +6,14 @@ extension Problem: ResponseConvertibleError {
         Response.bytes(json, status: status, contentType: "application/problem+json")
     }
 
+    /// The problem as the answer to `request`: `instance` names the request's
+    /// path unless the problem already names one.
+    public func response(for request: Request?) -> Response {
+        var located = self
+        if located.instance == nil { located.instance = request?.path }
+        return located.response
+    }
+
     /// The JSON body: the RFC 9457 members first, then the gateway's own.
     public var json: [UInt8] {
         var members: [(String, JSON)] = [
@@ -52,8 +60,6 @@ extension ErrorResponseFactory {
                 default: kind.title
                 }
         }
-        var problem = Problem(kind, status: error.status, detail: detail)
-        problem.instance = request?.path
-        return problem.response
+        return Problem(kind, status: error.status, detail: detail).response(for: request)
     }
 }

@@ -9,7 +9,7 @@ extension Gateway {
         }
         router.get("/v1/adapters/{adapter}") { [central] request in
             let name = try request.adapterName()
-            return .json(ModelJSON.adapter(try bluez { () throws(BlueZError) in try central.adapter(name) }))
+            return .json(ModelJSON.adapter(try central.adapter(name)))
         }
         router.patch("/v1/adapters/{adapter}") { [central, configuration] request in
             let name = try request.adapterName()
@@ -18,9 +18,7 @@ extension Gateway {
                 throw Problem.invalidParameter("powered", "is required (true or false)")
             }
             let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
-            let adapter = try await bluez { () async throws(BlueZError) in
-                try await central.setPowered(powered, adapter: name, timeout: timeout)
-            }
+            let adapter = try await central.setPowered(powered, adapter: name, timeout: timeout)
             return .json(ModelJSON.adapter(adapter))
         }
     }

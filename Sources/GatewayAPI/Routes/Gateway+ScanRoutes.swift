@@ -7,9 +7,7 @@ extension Gateway {
         router.get("/v1/scan") { [self] request in
             let filter = try request.discoveryFilter()
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
-            let session = try await bluez { () async throws(BlueZError) in
-                try await central.scan(adapter: adapter, filter: filter)
-            }
+            let session = try await central.scan(adapter: adapter, filter: filter)
             return .eventStream(scanStream(session))
         }
         router.post("/v1/scan") { [self] request in
@@ -30,9 +28,7 @@ extension Gateway {
             filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
             let adapter = try body.string("adapter") ?? configuration.defaultAdapter
             if let adapter { try Request.checkAdapterName(adapter, parameter: "adapter") }
-            let devices = try await bluez { () async throws(BlueZError) in
-                try await central.discover(adapter: adapter, filter: filter, duration: duration)
-            }
+            let devices = try await central.discover(adapter: adapter, filter: filter, duration: duration)
             let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
             return .json(
                 .object([

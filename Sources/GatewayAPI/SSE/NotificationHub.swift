@@ -14,7 +14,7 @@ final class NotificationHub: Sendable {
         var writers: [UInt64: (writer: StreamWriter, encoding: ByteEncoding)] = [:]
         /// Resolves once the subscription is in place (or failed); also the
         /// channel's identity.
-        let ready: Task<Result<NotificationSubscription, Problem>, Never>
+        let ready: Task<Result<NotificationSubscription, BlueZError>, Never>
         var pump: StreamTask?
     }
 
@@ -29,9 +29,9 @@ final class NotificationHub: Sendable {
     /// subscribed again, a few times, before the client is told to retry.
     func open(
         path: ObjectPath, encoding: ByteEncoding, log: EventLog,
-        subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
+        subscribe: @escaping @Sendable () async throws(BlueZError) -> NotificationSubscription,
         makeWriter: (UInt64) -> StreamWriter
-    ) async throws(Problem) -> StreamWriter {
+    ) async throws -> StreamWriter {
         for _ in 0..<3 {
             if let writer = try await join(path: path, encoding: encoding, log: log, subscribe: subscribe, makeWriter: makeWriter) {
                 return writer
@@ -43,25 +43,27 @@ final class NotificationHub: Sendable {
     /// One attempt of `open`: nil if the channel ended meanwhile.
     private func join(
         path: ObjectPath, encoding: ByteEncoding, log: EventLog,
-        subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
+        subscribe: @escaping @Sendable () async throws(BlueZError) -> NotificationSubscription,
         makeWriter: (UInt64) -> StreamWriter
-    ) async throws(Problem) -> StreamWriter? {
+    ) async throws(BlueZError) -> StreamWriter? {
         let ready = channels.withLock { state in
             if let channel = state.byPath[path] { return channel.ready }
-            let ready = Task { () async -> Result<NotificationSubscription, Problem> in
-                do throws(Problem) { return .success(try await subscribe()) } catch { return .failure(error) }
+            let ready = Task { () async -> Result<NotificationSubscription, BlueZError> in
+                do throws(BlueZError) { return .success(try await subscribe()) } catch { return .failure(error) }
             }
             state.byPath[path] = Channel(ready: ready)
             return ready
         }
         let outcome = await ready.value
-        return try channels.withLock { state throws(Problem) -> StreamWriter? in
+        return try channels.withLock { state throws(BlueZError) -> StreamWriter? in
             // The channel may have ended (or failed) while this stream waited.
             guard let channel = state.byPath[path], channel.ready == ready else { return nil }
-            guard case .success(let subscription) = outcome else {
+            let subscription: NotificationSubscription
+            switch outcome {
+            case .success(let subscribed): subscription = subscribed
+            case .failure(let error):
                 state.byPath[path] = nil
-                if case .failure(let problem) = outcome { throw problem }
-                throw Problem(.internalError, status: .internalServerError, detail: "no subscription")
+                throw error
             }
             let key = state.next
             state.next += 1

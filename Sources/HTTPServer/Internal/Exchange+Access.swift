@@ -42,12 +42,12 @@ extension Exchange {
         }
         let configuration = core.configuration
         if !admitted {
-            return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: nil))
+            return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: headOnly()))
         }
         let headerSize = cmhd_connection_header_size(control.connection.pointer)
         if headerSize > configuration.maxHeaderSize {
             let error = HTTPError(.requestHeaderFieldsTooLarge, "request headers exceed \(configuration.maxHeaderSize) bytes")
-            return queue(core.errorResponse(error, request: nil))
+            return queue(core.errorResponse(error, request: headOnly()))
         }
         // A Content-Length that does not parse is MHD's business (it answers
         // 400); one that parses but is too big is ours.
@@ -55,7 +55,7 @@ extension Exchange {
             if length > configuration.maxRequestBodySize {
                 let waitsForContinue = lookupHeader("Expect")?.lowercased() == "100-continue"
                 if waitsForContinue || length > 2 * configuration.maxRequestBodySize {
-                    return queue(core.errorResponse(bodyTooLarge(), request: nil))
+                    return queue(core.errorResponse(bodyTooLarge(), request: headOnly()))
                 }
                 state.withLock { $0.discarded = 0 }
             } else if length > 0 {
@@ -98,7 +98,7 @@ extension Exchange {
     /// the responder on a task that delivers its response.
     private func dispatch() -> MHD_Result {
         if state.withLock({ $0.discarded != nil }) {
-            var response = core.errorResponse(bodyTooLarge(), request: nil)
+            var response = core.errorResponse(bodyTooLarge(), request: headOnly())
             response.headers.replaceOrAdd(name: "Connection", value: "close")
             return queue(response)
         }
@@ -149,6 +149,13 @@ extension Exchange {
         if let pending { return queue(pending) }
         if !core.isStopping && control.suspend() { return MHD_Result.YES }
         return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
+    }
+
+    /// The request as far as its head goes, for an answer given before the
+    /// body (refusals name the request they answer).
+    private func headOnly() -> Request {
+        let method = state.withLock { $0.method }
+        return Request(method: method, target: target, headers: Self.headers(of: control.connection.pointer))
     }
 
     private func lookupHeader(_ name: String) -> String? {
