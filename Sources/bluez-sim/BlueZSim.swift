@@ -42,9 +42,9 @@ struct BlueZSim: AsyncParsableCommand {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "When to emit PropertiesChanged(Connected=true): always, never (as a real bluetoothd often does), or a probability 0...1.",
+            "When to emit PropertiesChanged(Connected=true): never (the default: what bluetoothd 5.66 does most often), always, or a probability 0...1; overrides the scenario's connectedSignal.",
             valueName: "when"))
-    var connectedSignal: String = "always"
+    var connectedSignal: String?
 
     @Option(
         name: .long,
@@ -80,9 +80,8 @@ struct BlueZSim: AsyncParsableCommand {
             }
         }
         if let timing { world.timing = timing }
-        let options = SimulatorOptions(
-            connectedSignal: try parsedConnectedSignal(), scanStartReport: try parsedScanStartReport(),
-            experimental: experimental)
+        if let signal = try parsedConnectedSignal() { world.connectedSignal = signal }
+        let options = SimulatorOptions(scanStartReport: try parsedScanStartReport(), experimental: experimental)
         let simulator = try await SimulatedBlueZ.start(address: bus ?? "", scenario: world, options: options)
         print("bluez-sim: serving org.bluez with \(world.adapters.count) adapter(s), \(world.devices.count) device(s)")
         // Whoever started us (a test, a script) waits for that line.
@@ -91,16 +90,12 @@ struct BlueZSim: AsyncParsableCommand {
         await simulator.stop()
     }
 
-    private func parsedConnectedSignal() throws -> SimulatorOptions.ConnectedSignal {
-        switch connectedSignal {
-        case "always": return .always
-        case "never": return .never
-        default:
-            guard let probability = Double(connectedSignal), (0...1).contains(probability) else {
-                throw ValidationError("--connected-signal is always, never or a probability between 0 and 1")
-            }
-            return .sometimes(probability)
+    private func parsedConnectedSignal() throws -> SimulatorOptions.ConnectedSignal? {
+        guard let connectedSignal else { return nil }
+        guard let signal = SimulatorOptions.ConnectedSignal(connectedSignal) else {
+            throw ValidationError("--connected-signal is always, never or a probability between 0 and 1")
         }
+        return signal
     }
 
     private func parsedScanStartReport() throws -> SimulatorOptions.ScanStartReport {

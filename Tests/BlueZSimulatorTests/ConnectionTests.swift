@@ -109,6 +109,27 @@ import Testing
         #expect(!harness.signals.changes(at: strap, "org.bluez.Device1").contains { $0.changed["Connected"] != nil })
     }
 
+    @Test func byDefaultTheConnectedSignalIsMissingAsMostOftenWithTheRealDaemon() async throws {
+        let harness = try await SimulatorHarness()
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.connect(strap)
+        #expect(try await harness.property(strap, "org.bluez.Device1", "Connected")?.bool == true)
+        #expect(!harness.signals.changes(at: strap, "org.bluez.Device1").contains { $0.changed["Connected"] != nil })
+    }
+
+    @Test func aScenarioCanAskForTheConnectedSignal() async throws {
+        var scenario = TestScenarios.small
+        scenario.connectedSignal = .always
+        let harness = try await SimulatorHarness(scenario)
+        defer { Task { await harness.close() } }
+        let strap = try ObjectPath(TestScenarios.heartRatePath)
+        try await harness.connect(strap)
+        try await waitUntil("PropertiesChanged(Connected=true)") {
+            harness.signals.changes(at: strap, "org.bluez.Device1").contains { $0.changed["Connected"]?.bool == true }
+        }
+    }
+
     @Test func leavingRangeDropsTheConnection() async throws {
         let harness = try await SimulatorHarness()
         defer { Task { await harness.close() } }

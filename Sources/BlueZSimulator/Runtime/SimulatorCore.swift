@@ -37,6 +37,8 @@ actor SimulatorCore {
     init(bus: Connection, scenario: Scenario, options: SimulatorOptions) {
         self.bus = bus
         self.scenario = scenario
+        var options = options
+        if let connectedSignal = scenario.connectedSignal { options.connectedSignal = connectedSignal }
         self.options = options
         random = SplitMix64(seed: options.seed)
     }
