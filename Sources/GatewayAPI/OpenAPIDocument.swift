@@ -3,7 +3,7 @@
 /// The gateway's OpenAPI document, served at `GET /openapi.yaml`.
 enum OpenAPIDocument {
     static let text = #"""
-openapi: 3.1.0
+openapi: 3.2.0
 info:
   title: blegateway
   version: 0.1.0
@@ -33,12 +33,19 @@ info:
 
     **Streams.** `text/event-stream` responses carry events with `id:` (one
     increasing sequence across the gateway), `event:` (the type) and one
-    `data:` line of JSON, and a comment heartbeat every 15 s. A scan stream
-    scans while it is open; a notification stream keeps the subscription while
-    it is open (one subscription shared by every open stream of a
-    characteristic). `GET /v1/events` resumes from `Last-Event-ID` out of a
-    bounded replay buffer. A client that falls far behind is dropped with a
-    final comment rather than slowing the others.
+    `data:` line of JSON, and a comment heartbeat every 15 s. Each stream's
+    `itemSchema` gives every event type with the schema of its `data`. A scan
+    stream scans while it is open; a notification stream keeps the
+    subscription while it is open (one subscription shared by every open
+    stream of a characteristic). `duration_ms` ends a stream by itself after
+    that long. `GET /v1/events` resumes from `Last-Event-ID` out of a bounded
+    replay buffer. A client that falls far behind is dropped with a final
+    comment rather than slowing the others.
+
+    **Long operations.** Some requests take as long as they ask or as the
+    radio needs: `POST /v1/scan` answers after its `duration_ms` (up to 60 s),
+    a connect after up to its `timeout_ms` (up to 120 s). Clients should
+    allow for that in their own timeouts.
 
     **Authentication.** When the gateway runs with an API key, every route but
     `/health` needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
@@ -185,13 +192,16 @@ paths:
         - $ref: "#/components/parameters/ManufacturerFilter"
         - $ref: "#/components/parameters/Duplicates"
         - $ref: "#/components/parameters/AdapterQuery"
+        - $ref: "#/components/parameters/StreamDuration"
       responses:
         "200":
-          description: A `text/event-stream` of the events above.
+          description: |
+            A `text/event-stream` of the events above, for example
+            `id: 42` / `event: discovered` / `data: {"device":{"address":"C4:7C:8D:6A:1B:01","name":"Polar H10","rssi":-58,...},"timestamp":"..."}`.
+            With `duration_ms` the scan ends by itself with `scan-stopped`.
           content:
             text/event-stream:
-              schema: { type: string }
-              example: "id: 42\nevent: discovered\ndata: {\"device\":{\"address\":\"C4:7C:8D:6A:1B:01\",\"name\":\"Polar H10\",\"rssi\":-58}}\n\n"
+              itemSchema: { $ref: "#/components/schemas/ScanStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
@@ -209,6 +219,13 @@ paths:
       responses:
         "200":
           description: The devices that matched during the scan.
+          links:
+            GetDevice:
+              operationId: getDevice
+              parameters: { address: "$response.body#/devices/0/address" }
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/devices/0/address" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/ScanResult" }
@@ -235,6 +252,24 @@ paths:
       responses:
         "200":
           description: The devices.
+          links:
+            ListServices:
+              operationId: listServices
+              parameters: { address: "$response.body#/address" }
+            DisconnectDevice:
+              operationId: disconnectDevice
+              parameters: { address: "$response.body#/address" }
+          links:
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/address" }
+          links:
+            GetDevice:
+              operationId: getDevice
+              parameters: { address: "$response.body#/0/address" }
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/0/address" }
           content:
             application/json:
               schema:
@@ -257,6 +292,24 @@ paths:
       responses:
         "200":
           description: The device.
+          links:
+            GetCharacteristic:
+              operationId: getCharacteristic
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+            ReadCharacteristic:
+              operationId: readCharacteristic
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
+            NotificationStream:
+              operationId: notificationStream
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Device" }
@@ -294,6 +347,16 @@ paths:
       responses:
         "200":
           description: The connected device.
+          links:
+            ReadCharacteristic:
+              operationId: readCharacteristic
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            WriteCharacteristic:
+              operationId: writeCharacteristic
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            NotificationStream:
+              operationId: notificationStream
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Device" }
@@ -458,13 +521,17 @@ paths:
         notification, so a read's value shows up here too.
       parameters:
         - $ref: "#/components/parameters/Encoding"
+        - $ref: "#/components/parameters/StreamDuration"
       responses:
         "200":
-          description: A `text/event-stream` of notifications.
+          description: |
+            A `text/event-stream` of notifications, for example `id: 97` /
+            `event: notification` / `data: {"address":"C4:7C:8D:6A:1B:01","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","value":"0e4c","encoding":"hex","timestamp":"2026-11-21T10:00:00.120Z"}`.
+            With `duration_ms` the stream ends by itself with
+            `subscription-ended` (`duration-elapsed`).
           content:
             text/event-stream:
-              schema: { type: string }
-              example: "id: 97\nevent: notification\ndata: {\"address\":\"C4:7C:8D:6A:1B:01\",\"characteristic\":\"00002a37-0000-1000-8000-00805f9b34fb\",\"value\":\"0e4c\",\"encoding\":\"hex\",\"timestamp\":\"2026-11-21T10:00:00.120Z\"}\n\n"
+              itemSchema: { $ref: "#/components/schemas/NotificationStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "403": { $ref: "#/components/responses/Forbidden" }
@@ -561,14 +628,16 @@ paths:
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
+        - $ref: "#/components/parameters/StreamDuration"
       responses:
         "200":
           description: |
-            A `text/event-stream`; `data` is a `GatewayEvent` (`replay-gap`: a `ReplayGap`).
+            A `text/event-stream`; `data` is a `GatewayEvent` (`replay-gap`: a
+            `ReplayGap`), for example `id: 12` / `event: device-connected` /
+            `data: {"type":"device-connected","timestamp":"2026-11-21T10:00:00.000Z","adapter":"hci0","address":"C4:7C:8D:6A:1B:01","device":{...}}`.
           content:
             text/event-stream:
-              schema: { type: string }
-              example: "id: 12\nevent: device-connected\ndata: {\"type\":\"device-connected\",\"timestamp\":\"2026-11-21T10:00:00.000Z\",\"adapter\":\"hci0\",\"address\":\"C4:7C:8D:6A:1B:01\",\"device\":{\"address\":\"C4:7C:8D:6A:1B:01\",\"adapter\":\"hci0\",\"connected\":true,\"paired\":false,\"services_resolved\":false}}\n\n"
+              itemSchema: { $ref: "#/components/schemas/GatewayStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
 
@@ -669,11 +738,19 @@ components:
       in: query
       description: Give up after this long (milliseconds).
       schema: { type: integer, minimum: 1, maximum: 120000 }
+    StreamDuration:
+      name: duration_ms
+      in: query
+      description: |
+        End the stream by itself after this long (milliseconds), with the
+        stream's last event; without it the stream stays open while its
+        client is there.
+      schema: { type: integer, minimum: 1, maximum: 86400000 }
     LastEventID:
       name: Last-Event-ID
       in: header
-      description: Resume after this event id.
-      schema: { type: string, pattern: "^[0-9]{1,19}$" }
+      description: Resume after this event id (an empty value means none, as it does to EventSource).
+      schema: { type: string, pattern: "^[0-9]{0,19}$" }
 
   responses:
     BadRequest:
@@ -1057,7 +1134,7 @@ components:
       type: object
       required: [reason]
       properties:
-        reason: { type: string, enum: [disconnected, device-removed, bluez-restarted, bluez-unavailable, gateway-stopping, failed] }
+        reason: { type: string, enum: [disconnected, device-removed, bluez-restarted, bluez-unavailable, gateway-stopping, duration-elapsed, failed] }
         detail: { type: string }
 
     EventType:
@@ -1095,6 +1172,68 @@ components:
       properties:
         last_event_id: { type: integer }
         oldest_available: { type: integer }
+
+    EventID:
+      type: string
+      description: The gateway-wide event sequence number.
+      pattern: "^[0-9]{1,19}$"
+    ScanStreamEvent:
+      type: object
+      description: One event of `GET /v1/scan`, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event: { type: string, enum: [discovered, updated, lost, scan-interrupted, scan-resumed, scan-stopped] }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { enum: [discovered, updated, lost] } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanEvent" } }
+        - if: { properties: { event: { enum: [scan-interrupted, scan-stopped] } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanStopped" } }
+        - if: { properties: { event: { const: scan-resumed } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { type: object, maxProperties: 0 } }
+    NotificationStreamEvent:
+      type: object
+      description: One event of a notification stream, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event: { type: string, enum: [notification, subscription-ended] }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { const: notification } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/Notification" } }
+        - if: { properties: { event: { const: subscription-ended } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/SubscriptionEnded" } }
+    GatewayStreamEvent:
+      type: object
+      description: One event of `GET /v1/events`, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event:
+          anyOf:
+            - { $ref: "#/components/schemas/EventType" }
+            - { const: replay-gap }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { const: replay-gap } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ReplayGap" } }
+          else:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/GatewayEvent" } }
 
 """#
 

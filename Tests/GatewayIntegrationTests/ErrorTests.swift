@@ -77,6 +77,11 @@ import Testing
 
         expectProblem(try await gateway.get("/v1/devices/00:11:22:33:44:55"), 404, "not-found")
         expectProblem(try await gateway.get("/v1/adapters/hci7"), 404, "not-found")
+        // An adapter named in the query of a scan for a duration is that
+        // adapter, not the default one.
+        expectProblem(
+            try await gateway.request("POST", "/v1/scan?adapter=hci9", json: #"{"duration_ms":200}"#), 404, "not-found")
+        expectProblem(try await gateway.get("/v1/scan?adapter=hci9"), 404, "not-found")
         // Not connected yet: BlueZ's own words.
         expectProblem(try await gateway.get(device + "/characteristics/2a38/value"), 409, "not-connected")
         expectProblem(try await gateway.get(device + "/services"), 409, "not-connected")

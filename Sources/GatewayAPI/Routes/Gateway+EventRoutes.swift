@@ -18,8 +18,9 @@ extension Gateway {
                 try Request.bluetoothAddress(text, parameter: "device").description
             }
             let lastEventID = try request.lastEventID()
+            let lifetime = try request.streamLifetime()
             let id = log.makeSubscriberID()
-            let writer = streams.makeWriter(streamConfiguration) { [log] _ in log.unsubscribe(id) }
+            let writer = streams.makeWriter(streamConfiguration, lifetime: lifetime) { [log] _ in log.unsubscribe(id) }
             log.subscribe(writer, id: id, filter: EventFilter(types: types, device: device), after: lastEventID)
             return .eventStream(writer)
         }

@@ -49,6 +49,7 @@ extension Gateway {
             let (address, adapter) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let encoding = try request.encoding()
+            let lifetime = try request.streamLifetime()
             let found = try central.characteristic(selector, of: address, adapter: adapter)
             // Subscribe to exactly the characteristic the channel is keyed on.
             let target = found.handle.map(AttributeSelector.handle) ?? selector
@@ -58,8 +59,11 @@ extension Gateway {
                 subscribe: { [central] () async throws(BlueZError) in
                     try await central.subscribe(to: target, of: address, adapter: adapter)
                 },
-                makeWriter: { key in
-                    streams.makeWriter(streamConfiguration) { _ in hub.close(path: found.path, key: key) }
+                makeWriter: { [log] key in
+                    streams.makeWriter(
+                        streamConfiguration, lifetime: lifetime,
+                        lastEvent: { NotificationHub.ended(reason: "duration-elapsed", detail: "", log: log) }
+                    ) { _ in hub.close(path: found.path, key: key) }
                 })
             return .eventStream(writer)
         }

@@ -7,8 +7,9 @@ extension Gateway {
         router.get("/v1/scan") { [self] request in
             let filter = try request.discoveryFilter()
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
+            let lifetime = try request.streamLifetime()
             let session = try await central.scan(adapter: adapter, filter: filter)
-            return .eventStream(scanStream(session))
+            return .eventStream(scanStream(session, lifetime: lifetime))
         }
         router.post("/v1/scan") { [self] request in
             let body = try JSONBody(
@@ -26,8 +27,14 @@ extension Gateway {
             filter.namePrefix = try body.string("name_prefix", maxLength: 248)
             filter.minimumRSSI = try body.int("rssi", in: -127...20).map(Int16.init)
             filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
-            let adapter = try body.string("adapter") ?? configuration.defaultAdapter
-            if let adapter { try Request.checkAdapterName(adapter, parameter: "adapter") }
+            // The adapter, as on every route, may be named in the query too.
+            let queryAdapter = try request.adapterQuery(default: nil)
+            let bodyAdapter = try body.string("adapter")
+            if let bodyAdapter { try Request.checkAdapterName(bodyAdapter, parameter: "adapter") }
+            if let bodyAdapter, let queryAdapter, bodyAdapter != queryAdapter {
+                throw Problem.invalidParameter("adapter", "the body names \(bodyAdapter), the query \(queryAdapter)")
+            }
+            let adapter = bodyAdapter ?? queryAdapter ?? configuration.defaultAdapter
             let devices = try await central.discover(adapter: adapter, filter: filter, duration: duration)
             let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
             return .json(
@@ -40,9 +47,16 @@ extension Gateway {
 
     /// A stream that scans while it is open: the session ends when the
     /// client leaves.
-    private func scanStream(_ session: DiscoverySession) -> StreamWriter {
+    private func scanStream(_ session: DiscoverySession, lifetime: Duration?) -> StreamWriter {
         let consumer = StreamTask()
-        let writer = streams.makeWriter(streamConfiguration) { _ in consumer.cancel() }
+        let writer = streams.makeWriter(
+            streamConfiguration, lifetime: lifetime,
+            lastEvent: { [log] in
+                ServerSentEvent(
+                    id: String(log.nextID()), event: "scan-stopped",
+                    data: JSON.object([("reason", .string("the stream's duration_ms elapsed"))]).text)
+            }
+        ) { _ in consumer.cancel() }
         consumer.start { [log] in
             for await event in session {
                 let (type, data): (String, JSON)

@@ -141,9 +141,14 @@ final class NotificationHub: Sendable {
     }
 
     private static func end(_ writer: StreamWriter, reason: String, detail: String, log: EventLog) {
-        let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
-        writer.write(ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data).encoded)
+        writer.write(ended(reason: reason, detail: detail, log: log))
         writer.finish()
+    }
+
+    /// A stream's `subscription-ended` event, its last.
+    static func ended(reason: String, detail: String, log: EventLog) -> ServerSentEvent {
+        let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
+        return ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data)
     }
 
     private static func reason(_ error: BlueZError) -> String {

@@ -7,17 +7,31 @@ final class OpenStreams: Sendable {
     private let writers = Mutex<(next: UInt64, open: [UInt64: StreamWriter])>((0, [:]))
 
     /// A writer whose stream is registered here until it ends; `onEnd`
-    /// runs once when it does, for any reason.
-    func makeWriter(_ configuration: StreamConfiguration, onEnd: @escaping @Sendable (StreamEnd) -> Void) -> StreamWriter {
+    /// runs once when it does, for any reason. With a `lifetime` (a client's
+    /// `duration_ms`) the stream ends by itself after that long, with
+    /// `lastEvent` as its last event when there is one.
+    func makeWriter(
+        _ configuration: StreamConfiguration, lifetime: Duration? = nil,
+        lastEvent: (@Sendable () -> ServerSentEvent)? = nil, onEnd: @escaping @Sendable (StreamEnd) -> Void
+    ) -> StreamWriter {
         let key = writers.withLock { state in
             defer { state.next += 1 }
             return state.next
         }
+        let timer = StreamTask()
         let writer = StreamWriter(configuration: configuration) { [weak self] end in
+            timer.cancel()
             _ = self?.writers.withLock { $0.open.removeValue(forKey: key) }
             onEnd(end)
         }
         writers.withLock { $0.open[key] = writer }
+        if let lifetime {
+            timer.start {
+                guard (try? await Task.sleep(for: lifetime)) != nil else { return }
+                if let lastEvent { _ = writer.write(lastEvent()) }
+                writer.finish()
+            }
+        }
         return writer
     }
 
