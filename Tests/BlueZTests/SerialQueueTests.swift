@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct SerialQueueTests {
     @Test func operationsOfOneKeyNeverOverlapAndRunInOrder() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let probe = Probe()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<20 {
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func waitingEndsAtTheDeadline() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let (release, hold) = AsyncStream.makeStream(of: Void.self)
         let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
         try await Task.sleep(for: .milliseconds(20))
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aCancelledWaiterLeavesTheLine() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let (release, hold) = AsyncStream.makeStream(of: Void.self)
         let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
         try await Task.sleep(for: .milliseconds(20))
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func differentKeysRunConcurrently() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let (release, hold) = AsyncStream.makeStream(of: Void.self)
         let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
         try await Task.sleep(for: .milliseconds(20))
