@@ -4,12 +4,16 @@
 ///
 /// The operation runs in a task of its own, so a caller that is cancelled
 /// (or whose deadline passes) stops waiting without cancelling it for the
-/// others; it runs to its end even when every caller has left.
+/// others; it runs to its end even when every caller has left. It must end
+/// by the deadline of the caller that started it: that caller waits for it
+/// without a timer of its own, and so do later callers whose deadlines are
+/// no earlier.
 public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    /// The keys whose operation is under way. Every waiter tagged with one
-    /// of them waits for that operation: a new one for the key starts only
-    /// after the last one's waiters were resumed, under the same lock.
-    private let queue = WaitQueue<Set<Key>, Key, Value>([])
+    /// The keys whose operation is under way, with the deadline it ends by.
+    /// Every waiter tagged with one of them waits for that operation: a new
+    /// one for the key starts only after the last one's waiters were
+    /// resumed, under the same lock.
+    private let queue = WaitQueue<[Key: ContinuousClock.Instant?], Key, Value>([:])
 
     public init() {}
 
@@ -26,9 +30,15 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
         // operation starts on the second try, so that its result cannot
         // come between the two and be missed.
         var queueing = false
-        return try await queue.wait(tag: key, deadline: deadline, timeout: timeout) { underWay, _ in
+        var limit: ContinuousClock.Instant?
+        return try await queue.wait(tag: key, deadline: limit, timeout: timeout) { underWay, _ in
             defer { queueing = true }
-            if queueing, underWay.insert(key).inserted {
+            guard queueing else { return nil }
+            if let ends = underWay[key] {
+                // Joining: a timer only if this caller gives up earlier.
+                if let mine = deadline, ends.map({ mine < $0 }) ?? true { limit = mine }
+            } else {
+                underWay[key] = .some(deadline)
                 Task {
                     let result: Result<Value, any Error>
                     do { result = .success(try await operation()) } catch { result = .failure(error) }
@@ -46,7 +56,7 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
 
     private func complete(_ key: Key, _ result: Result<Value, any Error>) {
         queue.withLock { underWay, waiters in
-            underWay.remove(key)
+            underWay[key] = nil
             waiters.resumeAll(where: { $0 == key }, with: result)
         }
     }

@@ -59,31 +59,31 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
     /// state may have changed since the first try).
     ///
     /// Throws `CancellationError` when the task is or becomes cancelled
-    /// before it is resumed, and `timeout()` at `deadline`.
+    /// before it is resumed, and `timeout()` at `deadline`. `deadline` is
+    /// read under the lock when the task is queued, after `admit` (nil: no
+    /// limit; a task that is never queued costs no timer).
     public func wait(
         tag: Tag,
-        deadline: ContinuousClock.Instant? = nil,
+        deadline: @autoclosure () -> ContinuousClock.Instant? = nil,
         timeout: @escaping @Sendable () -> any Error = { WaitTimeout() },
         admit: (inout State, inout Waiters<Tag, Value>) throws -> Value?
     ) async throws -> Value {
         // Fast path: admitted at once costs one lock, no continuation.
-        let admitted = try storage.withLock { storage -> Value? in
+        let first = try storage.withLock { storage -> FirstTry in
             if Task.isCancelled { throw CancellationError() }
-            return try admit(&storage.state, &storage.waiters)
+            if let value = try admit(&storage.state, &storage.waiters) { return .admitted(value) }
+            return .queueing(storage.waiters.makeID())
         }
-        if let admitted { return admitted }
-        let id = storage.withLock { $0.waiters.makeID() }
+        let id: WaiterID
+        switch first {
+        case .admitted(let value): return value
+        case .queueing(let waiter): id = waiter
+        }
         var timer: Task<Void, Never>?
         defer { timer?.cancel() }
-        if let deadline {
-            timer = Task { [weak self] in
-                try? await Task.sleep(until: deadline, clock: .continuous)
-                guard !Task.isCancelled else { return }
-                self?.abandon(id, with: timeout())
-            }
-        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+                var limit: ContinuousClock.Instant?
                 let outcome = storage.withLock { storage -> Result<Value, any Error>? in
                     if Task.isCancelled { return .failure(CancellationError()) }
                     do {
@@ -93,13 +93,27 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
                         return .failure(error)
                     }
                     storage.waiters.append(id: id, tag: tag, continuation: continuation)
+                    limit = deadline()
                     return nil
                 }
-                if let outcome { continuation.resume(with: outcome) }
+                if let outcome {
+                    continuation.resume(with: outcome)
+                } else if let limit {
+                    timer = Task { [weak self] in
+                        try? await Task.sleep(until: limit, clock: .continuous)
+                        guard !Task.isCancelled else { return }
+                        self?.abandon(id, with: timeout())
+                    }
+                }
             }
         } onCancel: {
             abandon(id, with: CancellationError())
         }
+    }
+
+    private enum FirstTry {
+        case admitted(Value)
+        case queueing(WaiterID)
     }
 
     /// Removes waiter `id` if it is still queued and fails it with `error`.

@@ -43,6 +43,25 @@ import Testing
         #expect(try await third.value == "value")
     }
 
+    @Test func aCallerWithAnEarlierDeadlineLeavesAtItWithoutEndingTheOperation() async throws {
+        struct Late: Error {}
+        let flights = SingleFlight<String, String>()
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let starter = Task {
+            try await flights.run("a", deadline: .now + .seconds(60)) {
+                for await _ in gate { break }
+                return "value"
+            }
+        }
+        #expect(await eventually { flights.waiting("a") == 1 })
+        await #expect(throws: Late.self) {
+            try await flights.run("a", deadline: .now + .milliseconds(20), timeout: { Late() }) { "unused" }
+        }
+        #expect(flights.waiting("a") == 1)
+        open.yield()
+        #expect(try await starter.value == "value")
+    }
+
     @Test func differentKeysRunTheirOwnOperations() async throws {
         let flights = SingleFlight<String, String>()
         async let a = flights.run("a") { "a" }
