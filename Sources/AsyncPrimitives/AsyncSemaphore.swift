@@ -32,4 +32,7 @@ public final class AsyncSemaphore: Sendable {
 
     /// Free slots now (for tests and statistics).
     public var available: Int { queue.withLock { available, _ in available } }
+
+    /// Tasks waiting for a slot now (for tests and statistics).
+    public var waiting: Int { queue.withLock { _, waiters in waiters.count } }
 }

@@ -38,9 +38,10 @@ import Testing
         let semaphore = AsyncSemaphore(slots: 1)
         try await semaphore.acquire()
         let first = Task { try await semaphore.acquire() }
+        #expect(await eventually { semaphore.waiting == 1 })
         let second = Task { try await semaphore.acquire() }
-        // Both wait; the first leaves; the released slot goes to the second.
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { semaphore.waiting == 2 })
+        // The first leaves; the released slot goes to the second.
         first.cancel()
         await #expect(throws: CancellationError.self) { try await first.value }
         semaphore.release()
