@@ -125,7 +125,11 @@ public final class Lanes<Key: Hashable & Sendable>: Sendable {
 
     private static func take(_ claims: [LaneClaim<Key>], in held: inout [Key: Held]) {
         for claim in claims {
-            if claim.exclusive { held[claim.key, default: Held()].exclusive = true } else { held[claim.key, default: Held()].shared += 1 }
+            if claim.exclusive {
+                held[claim.key, default: Held()].exclusive = true
+            } else {
+                held[claim.key, default: Held()].shared += 1
+            }
         }
     }
 }

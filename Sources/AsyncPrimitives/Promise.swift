@@ -28,7 +28,9 @@ public final class Promise<Value: Sendable, Failure: Error>: Sendable {
         -> Result<Value, Failure>
     {
         do {
-            return try await queue.wait(tag: (), deadline: deadline, timeout: { PromiseTimeout() }) { state, _ in state }
+            return try await queue.wait(tag: (), deadline: deadline, timeout: { PromiseTimeout() }) { result, _ in
+                result
+            }
         } catch is PromiseTimeout {
             resolve(.failure(timeout))
         } catch {

@@ -23,7 +23,8 @@ extension Central {
     ) async throws(BlueZError) -> [UInt8] {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
-        return try await sharedRead(target.path, GattCharacteristic1.interface, of: devicePath, offset: offset, deadline: deadline)
+        return try await sharedRead(
+            target.path, GattCharacteristic1.interface, of: devicePath, offset: offset, deadline: deadline)
     }
 
     /// Writes a characteristic's value with one D-Bus call (`WriteValue`),
@@ -48,8 +49,8 @@ extension Central {
                     "a write without response carries at most MTU - 3 = \(mtu - 3) bytes; this value has \(value.count)")
             }
         }
-        _ = try await inLane([.shared(.object(devicePath)), .exclusive(.writing(target.path))], deadline: deadline) {
-            () async throws in
+        let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.writing(target.path))]
+        _ = try await inLane(claims, deadline: deadline) { () async throws in
             try await self.call(
                 target.path, GattCharacteristic1.interface, "WriteValue",
                 [.bytes(value), GattCharacteristic1.writeOptions(type: type, offset: offset)], deadline: deadline)
@@ -64,7 +65,8 @@ extension Central {
     ) async throws(BlueZError) -> [UInt8] {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveDescriptor(descriptor, of: characteristic, device: address, adapter: adapter)
-        return try await sharedRead(target.path, GattDescriptor1.interface, of: devicePath, offset: offset, deadline: deadline)
+        return try await sharedRead(
+            target.path, GattDescriptor1.interface, of: devicePath, offset: offset, deadline: deadline)
     }
 
     /// Writes a descriptor's value.
@@ -75,8 +77,8 @@ extension Central {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveDescriptor(descriptor, of: characteristic, device: address, adapter: adapter)
         let options: Value = offset == 0 ? .vardict([:]) : .vardict(["offset": .uint16(offset)])
-        _ = try await inLane([.shared(.object(devicePath)), .exclusive(.writing(target.path))], deadline: deadline) {
-            () async throws in
+        let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.writing(target.path))]
+        _ = try await inLane(claims, deadline: deadline) { () async throws in
             try await self.call(
                 target.path, GattDescriptor1.interface, "WriteValue", [.bytes(value), options], deadline: deadline)
         }
@@ -95,9 +97,11 @@ extension Central {
                 ReadKey(path: path, offset: offset), deadline: deadline,
                 timeout: { BlueZError(.timeout, "the read did not complete in time") }
             ) {
-                let reply = try await self.inLane([.shared(.object(devicePath)), .exclusive(.reading(path))], deadline: deadline) {
-                    () async throws in
-                    try await self.call(path, interface, "ReadValue", [GattCharacteristic1.readOptions(offset: offset)], deadline: deadline)
+                let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.reading(path))]
+                let reply = try await self.inLane(claims, deadline: deadline) { () async throws in
+                    try await self.call(
+                        path, interface, "ReadValue", [GattCharacteristic1.readOptions(offset: offset)],
+                        deadline: deadline)
                 }
                 return reply.first?.bytes ?? []
             }

@@ -23,7 +23,9 @@ final class OperationLanes<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Runs `body` alone on `key`, after every earlier operation on it.
-    func run<T: Sendable>(_ key: Key, deadline: ContinuousClock.Instant, _ body: () async throws -> T) async throws -> T {
+    func run<T: Sendable>(_ key: Key, deadline: ContinuousClock.Instant, _ body: () async throws -> T)
+        async throws -> T
+    {
         try await lanes.run([.exclusive(key)], deadline: deadline, timeout: Self.timeout, body)
     }
 
@@ -62,6 +64,7 @@ extension Promise where Failure == BlueZError {
     /// Waits for the result; at `deadline` the promise resolves with
     /// `timeout`, and a cancelled task resolves it with `.cancelled`.
     func wait(deadline: ContinuousClock.Instant?, timeout: BlueZError) async -> Result<Value, BlueZError> {
-        await wait(deadline: deadline, timeout: timeout, cancelled: BlueZError(.cancelled, "the operation was cancelled"))
+        let cancelled = BlueZError(.cancelled, "the operation was cancelled")
+        return await wait(deadline: deadline, timeout: timeout, cancelled: cancelled)
     }
 }
