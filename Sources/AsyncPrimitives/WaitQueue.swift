@@ -3,9 +3,9 @@ import Synchronization
 /// A state guarded by a lock, and the tasks waiting for it to change, in
 /// arrival order.
 ///
-/// This is the one place where a task suspends until another task lets it
-/// go; the semaphore, the lanes, promises and single flights are written on
-/// it. Its guarantees:
+/// The one waiter queue of the package: the semaphore, the lanes, promises
+/// and single flights are written on it, so that the rules below are
+/// written and tested once. Its guarantees:
 /// - A task that is already cancelled when it calls `wait` is never
 ///   admitted and never queued: it throws `CancellationError` (the check is
 ///   made under the lock, so a cancellation that races with joining the
