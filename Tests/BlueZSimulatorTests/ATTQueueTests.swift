@@ -69,6 +69,26 @@ import Testing
         #expect(await harness.error(controlPoint, characteristic, "WriteValue", [.bytes([0x01]), .vardict([:])]) == nil)
     }
 
+    @Test func descriptorReadsAreMergedLikeCharacteristicReads() async throws {
+        let harness = try await connected()
+        defer { Task { await harness.close() } }
+        let descriptor: InterfaceName = "org.bluez.GattDescriptor1"
+        let configuration = ObjectPath(unchecked: Self.strap + "/service000c/char000d/desc000f")
+        let before = await harness.simulator.statistics
+        try await harness.simulator.holdGATT(true, of: address)
+        let reads = (0..<3).map { _ in
+            Task { try await harness.call(configuration, descriptor, "ReadValue", [.vardict([:])]).first?.bytes }
+        }
+        try await waitUntil("the three calls arrive") {
+            await harness.simulator.statistics.readValueCalls - before.readValueCalls == 3
+        }
+        try await held(harness, 1)
+        #expect(await harness.error(configuration, descriptor, "ReadValue", [.vardict(["offset": .uint16(1)])]) == inProgress)
+        try await harness.simulator.holdGATT(false, of: address)
+        for read in reads { #expect(try await read.value == [0x00, 0x00]) }
+        #expect(await harness.simulator.statistics.peripheralReads - before.peripheralReads == 1)
+    }
+
     @Test func aLinkLostFailsTheRequestsInFlight() async throws {
         let harness = try await connected()
         defer { Task { await harness.close() } }
