@@ -113,14 +113,17 @@ extension SimulatorCore {
             let command = type == "command" || (type == nil && flags.contains("write-without-response"))
             guard command, parsed.offset == 0 else { throw BluetoothdError.notSupported }
         }
-        try await secure(device, index)
         guard request else {
+            try await secure(device, index)
             // A Write Command has no response: the peripheral's verdict is
             // never seen.
             if device.characteristics[index].write(bytes, offset: 0) == nil { echoed(device, index, path) }
             return
         }
+        // In flight from the start: raising the security level is part of
+        // the request.
         try await exclusiveWrite(path) { () async throws(DBusError) in
+            try await secure(device, index)
             try await peripheralAnswers(device)
             // The peripheral refuses a write request on a value it does not
             // let clients write.
