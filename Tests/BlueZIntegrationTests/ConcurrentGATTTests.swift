@@ -101,6 +101,25 @@ import Testing
         await harness.shutdown()
     }
 
+    @Test func aDisconnectWaitsForTheReadInFlightAndLaterReadsWaitForIt() async throws {
+        let harness = try await holding()
+        let central = harness.central
+        let device = try #require(try path(Harness.sensorLocation, harness).parent?.parent)
+        let read = Task { try await central.read(.uuid(Harness.sensorLocation), of: Harness.strap) }
+        #expect(try await heldRequests(harness, 1))
+        let disconnect = Task { try await central.disconnect(Harness.strap) }
+        #expect(await eventually { central.lanes.occupancy(.object(device)).waiting == 1 })
+        // A read that arrives after the disconnect is not let past it.
+        let late = Task { try await central.read(.uuid(Harness.batteryLevel), of: Harness.strap) }
+        #expect(await eventually { central.lanes.occupancy(.object(device)).waiting == 2 })
+        #expect(try await harness.simulator.heldGATTRequests(of: Self.strapAddress) == 1)
+        try await harness.simulator.holdGATT(false, of: Self.strapAddress)
+        #expect(try await read.value == [0x01])
+        try await disconnect.value
+        await #expect { try await late.value } throws: { ($0 as? BlueZError)?.code == .notConnected }
+        await harness.shutdown()
+    }
+
     @Test func cancellingOneWaiterOfASharedReadLeavesTheOthers() async throws {
         let harness = try await holding()
         let central = harness.central
