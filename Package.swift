@@ -29,7 +29,13 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        // Waiting without losing a wake-up or a cancellation: the waiter
+        // queue and what is built on it (semaphore, lanes, promises, single
+        // flight), below DBus so that every layer can use them.
+        .target(
+            name: "AsyncPrimitives", dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+        ),
+        .target(name: "DBus", dependencies: ["CDBus", "AsyncPrimitives"]),
         .target(
             name: "HTTPServer",
             dependencies: [
@@ -38,7 +44,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "BlueZ", dependencies: ["DBus"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "AsyncPrimitives"]),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
         .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
@@ -66,6 +72,7 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
+        .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "HTTPServerTests",

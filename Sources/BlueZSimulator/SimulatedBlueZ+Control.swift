@@ -39,6 +39,20 @@ extension SimulatedBlueZ {
         }
     }
 
+    /// Holds back (or lets go) the peripheral's answers to ATT requests, as
+    /// a busy or slow peripheral would: reads and write requests stay in
+    /// flight in bluetoothd until released, so concurrent calls meet them
+    /// there (merged reads, `InProgress`). A dropped link fails them.
+    public func holdGATT(_ hold: Bool, of address: DeviceAddress) async throws {
+        try await core.controlHoldGATT(hold, address)
+    }
+
+    /// How many ATT requests wait for the peripheral's answer (held back
+    /// with `holdGATT`).
+    public func heldGATTRequests(of address: DeviceAddress) async throws -> Int {
+        try await core.heldRequestCount(address)
+    }
+
     /// The peripheral drops the link (as when it is switched off).
     public func dropConnection(_ address: DeviceAddress) async throws {
         try await core.controlDropConnection(address)

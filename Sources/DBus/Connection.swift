@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Synchronization
 
 /// A connection to a D-Bus message bus.

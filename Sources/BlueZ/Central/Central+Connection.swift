@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 extension Central {
@@ -24,14 +25,14 @@ extension Central {
         }
         do {
             return try await lanes.run(device.path, deadline: deadline) { () async throws in
-                try await self.connectLocked(device.path, address: address, deadline: deadline)
+                try await self.connectInLane(device.path, address: address, deadline: deadline)
             }
         } catch {
             throw BlueZError.wrapping(error)
         }
     }
 
-    private func connectLocked(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)
+    private func connectInLane(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)
         async throws(BlueZError) -> Device
     {
         var attempt = 0
@@ -133,7 +134,7 @@ extension Central {
     /// Waits for the connection's outcome. At the deadline, asks once
     /// whether the services are resolved after all (a signal lost on the
     /// way would otherwise turn a good connection into a timeout).
-    private func finish(_ promise: Promise<Void>, path: ObjectPath, deadline: ContinuousClock.Instant, timeout: BlueZError)
+    private func finish(_ promise: Promise<Void, BlueZError>, path: ObjectPath, deadline: ContinuousClock.Instant, timeout: BlueZError)
         async throws(BlueZError)
     {
         let outcome = await promise.wait(deadline: deadline, timeout: timeout)

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 // The mirror's engine: bluetoothd's signals in, reducer steps, events out.
@@ -164,9 +165,9 @@ extension Central {
     /// Registers a waiter for a condition of the tree; it is checked once
     /// at once, then after every reducer step.
     func waiter(_ check: @escaping @Sendable (ObjectTree, [TreeChange]) -> Result<Void, BlueZError>?)
-        -> (UInt64, Promise<Void>)
+        -> (UInt64, Promise<Void, BlueZError>)
     {
-        let promise = Promise<Void>()
+        let promise = Promise<Void, BlueZError>()
         let id = state.withLock { state -> UInt64 in
             let id = state.makeID()
             if let outcome = check(state.tree, []) {

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 import Synchronization
 
@@ -18,8 +19,10 @@ import Synchronization
 /// Guarantees (docs/central.md has the details):
 /// - Snapshots (`adapters()`, `devices(...)`, `services(of:)`) come from a
 ///   local mirror of bluetoothd's objects: no D-Bus traffic.
-/// - Operations on one device (connect, disconnect, reads, writes, notify
-///   on/off) run one at a time in arrival order.
+/// - Connect, disconnect and removal of one device run one at a time in
+///   arrival order; GATT operations wait for them, and for nothing else
+///   but an operation of the same kind on the same attribute. Concurrent
+///   reads of one value share one `ReadValue`.
 /// - Discovery and notifications are reference-counted across consumers.
 /// - When bluetoothd restarts, the mirror is rebuilt and discovery and
 ///   notification subscriptions are re-established, or ended with a reason.
@@ -30,7 +33,9 @@ public final class Central: Sendable {
 
     let state = Mutex(CentralState())
     /// Operations per device path, and discovery changes per adapter path.
-    let lanes = KeyedSerialQueue<ObjectPath>()
+    let lanes = OperationLanes<LaneKey>()
+    /// Reads in flight, shared by the callers that ask for the same value.
+    let reads = SingleFlight<ReadKey, [UInt8]>()
     /// The handlers of bluetoothd's signals and of its name changing hands.
     let subscriptions = Mutex<[SignalSubscription]>([])
 
@@ -49,7 +54,7 @@ public final class Central: Sendable {
         /// down after `Disconnect()` returned (it reports it later).
         public var disconnectSettleTimeout: Duration = .seconds(3)
         /// How long discovery calls wait after a `SetDiscoveryFilter` that
-        /// made bluetoothd restart a running scan (see `reconcileLocked`).
+        /// made bluetoothd restart a running scan (see `reconcileInLane`).
         public var discoveryRestartSettle: Duration = .milliseconds(500)
 
         public init() {}

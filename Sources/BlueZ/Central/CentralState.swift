@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 /// Everything the central knows and tracks, behind one lock
@@ -89,7 +90,7 @@ struct TreeWaiter {
     /// Looks at the tree after each reducer step and the changes of that
     /// step; returns the outcome once there is one.
     let check: @Sendable (ObjectTree, [TreeChange]) -> Result<Void, BlueZError>?
-    let promise: Promise<Void>
+    let promise: Promise<Void, BlueZError>
 }
 
 /// Work decided under the lock and done after it is released: finishing a

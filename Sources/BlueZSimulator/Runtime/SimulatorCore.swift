@@ -25,6 +25,10 @@ actor SimulatorCore {
     var running = false
     /// Counts for tests and benchmarks.
     var counters = SimulatorStatistics()
+    /// Reads on their way to a peripheral, by attribute path.
+    var readsInFlight: [ObjectPath: ReadInFlight] = [:]
+    /// Attributes whose write request is on its way to the peripheral.
+    var writesInFlight: Set<ObjectPath> = []
 
     enum TimerEvent {
         case advertise(ObjectPath, generation: UInt64)
@@ -105,6 +109,7 @@ actor SimulatorCore {
 
     private func removeAllObjects() {
         timers.removeAll()
+        for device in devices.values { holdGATT(device, false) }
         for device in devices.values where device.exported { bus.objects.remove(at: device.path) }
         devices.removeAll()
         for adapter in adapters.values { bus.objects.remove(at: adapter.path) }
@@ -185,4 +190,14 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var restarts = 0
     /// Scans restarted to apply a changed discovery filter.
     public var scanRestarts = 0
+    /// `ReadValue` calls received (characteristics and descriptors).
+    public var readValueCalls = 0
+    /// Reads sent to peripherals: `ReadValue` calls merged into a read in
+    /// flight are not counted again.
+    public var peripheralReads = 0
+    /// `WriteValue` calls received (characteristics and descriptors).
+    public var writeValueCalls = 0
+    /// GATT calls answered `InProgress` (a read at another offset, a
+    /// second write, while one is in flight).
+    public var inProgressReplies = 0
 }

@@ -17,8 +17,11 @@ import Synchronization
 /// messages queued by other threads).
 final class EventLoop: @unchecked Sendable {
     // Safe to share because: `inbox` is a Mutex; `wakeFD` is only written
-    // with write(2); every other stored property is read and written on the
-    // loop thread only (or before the thread starts / after it is joined).
+    // with write(2); `thread` is read and written under the inbox lock;
+    // `onMessage` and `onClose` are written before the loop thread starts
+    // (pthread_create orders those writes before the thread runs), read on
+    // it, and cleared on it; everything else is `onLoop`, whose every
+    // access checks that it is made on the loop thread.
 
     enum Command {
         /// Send a message. With a reply handler the message is a method call
@@ -53,12 +56,38 @@ final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private var thread: pthread_t?
 
-    // Loop-thread state.
-    private var connection: OpaquePointer?
-    private var watches: [Watch] = []
-    private var timeouts: [Timeout] = []
-    private var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] = [:]
-    private var running = true
+    /// What only the loop thread touches.
+    private struct LoopState {
+        var connection: OpaquePointer?
+        var watches: [Watch] = []
+        var timeouts: [Timeout] = []
+        var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] = [:]
+        var running = true
+    }
+
+    private let loopThread = LoopThread()
+    private var onLoop: LoopBound<LoopState>
+
+    private var connection: OpaquePointer? {
+        _read { yield onLoop.value.connection }
+        _modify { yield &onLoop.value.connection }
+    }
+    private var watches: [Watch] {
+        _read { yield onLoop.value.watches }
+        _modify { yield &onLoop.value.watches }
+    }
+    private var timeouts: [Timeout] {
+        _read { yield onLoop.value.timeouts }
+        _modify { yield &onLoop.value.timeouts }
+    }
+    private var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] {
+        _read { yield onLoop.value.pendingCalls }
+        _modify { yield &onLoop.value.pendingCalls }
+    }
+    private var running: Bool {
+        _read { yield onLoop.value.running }
+        _modify { yield &onLoop.value.running }
+    }
 
     /// Receives every incoming message that is not a reply (signals and
     /// method calls), on the loop thread; returns whether it handled it.
@@ -74,6 +103,7 @@ final class EventLoop: @unchecked Sendable {
         let fd = cdbus_eventfd()
         guard fd >= 0 else { throw DBusError(.failed, "eventfd failed: errno \(errno)") }
         wakeFD = fd
+        onLoop = LoopBound(LoopState(), thread: loopThread)
     }
 
     /// Opens a connection to `address` on a new loop thread and registers on
@@ -148,6 +178,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Loop thread
 
     private func run(address: BusAddress, started: CheckedContinuation<BusName, any Error>) {
+        loopThread.bind()
         cdbus_set_thread_name("dbus-loop")
         let uniqueName: BusName
         do {
