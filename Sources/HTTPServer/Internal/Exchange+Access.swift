@@ -44,16 +44,28 @@ extension Exchange {
         if !admitted {
             return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: nil))
         }
+        if let refusal = core.connections.refusal(for: control) {
+            return queue(closing(core.errorResponse(HTTPError(.serviceUnavailable, refusal), request: nil)))
+        }
+        if target.utf8.count > configuration.maxHeaderSize {
+            let error = HTTPError(.uriTooLong, "the request target exceeds \(configuration.maxHeaderSize) bytes")
+            return queue(closing(core.errorResponse(error, request: nil)))
+        }
         let headerSize = cmhd_connection_header_size(control.connection.pointer)
         if headerSize > configuration.maxHeaderSize {
             let error = HTTPError(.requestHeaderFieldsTooLarge, "request headers exceed \(configuration.maxHeaderSize) bytes")
             return queue(core.errorResponse(error, request: nil))
         }
+        let headers = Self.headers(of: control.connection.pointer)
+        if let violation = MessageFraming.violation(in: headers, version: version) {
+            return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: nil)))
+        }
+        state.withLock { $0.headers = headers }
         // A Content-Length that does not parse is MHD's business (it answers
         // 400); one that parses but is too big is ours.
-        if let length = lookupHeader("Content-Length").flatMap({ Int($0) }) {
+        if let length = headers["Content-Length"].flatMap({ Int($0) }) {
             if length > configuration.maxRequestBodySize {
-                let waitsForContinue = lookupHeader("Expect")?.lowercased() == "100-continue"
+                let waitsForContinue = headers["Expect"]?.lowercased() == "100-continue"
                 if waitsForContinue || length > 2 * configuration.maxRequestBodySize {
                     return queue(core.errorResponse(bodyTooLarge(), request: nil))
                 }
@@ -98,19 +110,17 @@ extension Exchange {
     /// the responder on a task that delivers its response.
     private func dispatch() -> MHD_Result {
         if state.withLock({ $0.discarded != nil }) {
-            var response = core.errorResponse(bodyTooLarge(), request: nil)
-            response.headers.replaceOrAdd(name: "Connection", value: "close")
-            return queue(response)
+            return queue(closing(core.errorResponse(bodyTooLarge(), request: nil)))
         }
         let connection = control.connection.pointer
         let remote = cmhd_connection_client_address(connection).flatMap { SocketAddress($0) }
-        let headers = Self.headers(of: connection)
         let request: Request = state.withLock { state in
             state.stage = .handling
             let request = Request(
-                method: state.method, target: target, headers: headers, body: state.body,
+                method: state.method, target: target, headers: state.headers, body: state.body,
                 version: state.version, remoteAddress: remote)
             state.body = []
+            state.headers = Headers()
             state.request = request
             return request
         }
@@ -125,7 +135,7 @@ extension Exchange {
             } catch {
                 if !(error is HTTPError) && !(error is any ResponseConvertibleError) {
                     core.logger.error("handler failed", metadata: [
-                        "request": "\(request.method) \(request.target)", "error": "\(error)",
+                        "request": "\(request.method) \(self.loggedTarget)", "error": "\(error)",
                     ])
                 }
                 response = core.configuration.errorResponses.response(for: error, request: request)
@@ -151,8 +161,12 @@ extension Exchange {
         return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
     }
 
-    private func lookupHeader(_ name: String) -> String? {
-        MHD_lookup_connection_value(control.connection.pointer, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+    /// `response` with `Connection: close`: the request's framing or its
+    /// connection cannot be trusted with another request.
+    private func closing(_ response: Response) -> Response {
+        var response = response
+        response.headers.replaceOrAdd(name: "Connection", value: "close")
+        return response
     }
 
     /// Every request header, in order.
