@@ -94,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("max-connections-per-client"),
         help: ArgumentHelp(
             "The most HTTP connections one client address may hold at once (0 for no limit).",
-            discussion: "Loopback counts like any address. Past this, or past --max-connections, a new connection is answered 503 at once rather than left waiting."))
+            discussion: "Loopback counts like any address; behind a reverse proxy every client has the proxy's address. Past this, or past --max-connections, a new connection is answered 503 at once rather than left waiting."))
     var maxConnectionsPerClient = 128
 
     @Option(
