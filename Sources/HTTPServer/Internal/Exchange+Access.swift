@@ -45,7 +45,8 @@ extension Exchange {
             return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: nil))
         }
         if let refusal = core.connections.refusal(for: control) {
-            return queue(closing(core.errorResponse(HTTPError(.serviceUnavailable, refusal), request: nil)))
+            let error = HTTPError(.serviceUnavailable, refusal, headers: ["Retry-After": "1"])
+            return queue(closing(core.errorResponse(error, request: nil)))
         }
         if target.utf8.count > configuration.maxHeaderSize {
             let error = HTTPError(.uriTooLong, "the request target exceeds \(configuration.maxHeaderSize) bytes")
