@@ -59,6 +59,7 @@ extension HTTPServerTests {
             let problem = try #require(response.problem)
             #expect(problem["status"] as? Int == 400)
             #expect((problem["detail"] as? String)?.contains(reason) == true)
+            #expect(problem["instance"] as? String == "/upload")
             // Nothing after the first response: the second request never ran.
             #expect(rest.isEmpty)
             #expect(calls == 0)

@@ -46,7 +46,8 @@ extension Exchange {
         }
         if let refusal = core.connections.refusal(for: control) {
             let error = HTTPError(.serviceUnavailable, refusal, headers: ["Retry-After": "1"])
-            return queue(closing(core.errorResponse(error, request: nil)))
+            let head = Request(method: Method(method), target: target, version: version)
+            return queue(closing(core.errorResponse(error, request: head)))
         }
         if target.utf8.count > configuration.maxHeaderSize {
             let error = HTTPError(.uriTooLong, "the request target exceeds \(configuration.maxHeaderSize) bytes")
@@ -59,7 +60,8 @@ extension Exchange {
         }
         let headers = Self.headers(of: control.connection.pointer)
         if let violation = MessageFraming.violation(in: headers, version: version) {
-            return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: nil)))
+            let head = Request(method: Method(method), target: target, headers: headers, version: version)
+            return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: head)))
         }
         state.withLock { $0.headers = headers }
         // A Content-Length that does not parse is MHD's business (it answers

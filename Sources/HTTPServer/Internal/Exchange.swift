@@ -85,8 +85,11 @@ final class Exchange: Sendable {
     }
 
     /// Sends `response` itself if the client half-closed (libmicrohttpd
-    /// would drop the connection unanswered: see `HalfClosedReply`).
+    /// would drop the connection unanswered: see `HalfClosedReply`). Not
+    /// over TLS, whose records only libmicrohttpd's session can write (and
+    /// whose clients end with close_notify, not a bare half-close).
     private func replyToHalfClosedPeer(_ response: Response, body: [UInt8]) -> Bool {
+        guard core.configuration.tls == nil else { return false }
         let isHead = state.withLock { $0.method == .head }
         let timeout = core.configuration.idleTimeout > .zero ? core.configuration.idleTimeout : .seconds(10)
         let replied = control.replyIfPeerHalfClosed(timeout: timeout) {
