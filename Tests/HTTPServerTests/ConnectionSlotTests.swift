@@ -40,6 +40,15 @@ extension HTTPServerTests {
                 #expect(refused.head.status == 503)
                 #expect(refused.head.header("Connection")?.lowercased() == "close")
                 #expect((refused.problem?["detail"] as? String)?.contains("limit of 8 connections") == true)
+                #expect(refused.head.header("Retry-After") == "1")
+                // A silent socket in the reserve is closed long before the
+                // (here ten-minute) header timeout: it cannot keep the
+                // reserve full.
+                let squatterClosed = try await blocking {
+                    let squatter = try RawClient(port: port, timeout: 60)
+                    return squatter.waitForClose()
+                }
+                #expect(squatterClosed)
 
                 for client in idle { client.close() }
                 idle = []

@@ -11,7 +11,8 @@ import Synchronization
 /// daemon is therefore given a few more slots than `connectionLimit`: a
 /// connection that lands in one of them, or that would take its address
 /// past `maxConnectionsPerClient`, is served a 503 (with `Connection:
-/// close`) for its first request instead.
+/// close`) for its first request instead, and gets at most two seconds to
+/// send it.
 ///
 /// libmicrohttpd's own timeout is an idle timeout, which a client sending a
 /// byte at a time never reaches, and it must not apply to open streams. So
@@ -69,11 +70,14 @@ final class ConnectionGuard: Sendable {
         min(64, max(8, connectionLimit / 16))
     }
 
+    /// How long a connection that will be refused has to send its head.
+    static let refusedHeadTimeout = Duration.seconds(2)
+
     /// MHD_CONNECTION_NOTIFY_STARTED; polling thread.
     func started(_ connection: OpaquePointer) {
         let socket = cmhd_connection_socket(connection)
         let address = cmhd_connection_client_address(connection).flatMap { SocketAddress($0) }?.host ?? "?"
-        let deadline = headerTimeout > .zero ? ContinuousClock.now + headerTimeout : nil
+        let now = ContinuousClock.now
         let wake = state.withLock { state -> Bool in
             let held = state.perAddress[address, default: 0] + 1
             state.perAddress[address] = held
@@ -87,8 +91,11 @@ final class ConnectionGuard: Sendable {
                 }
             let key = Int(bitPattern: UnsafeRawPointer(connection))
             state.records[key] = Record(socket: socket, address: address, refusal: refusal)
-            guard let deadline, !state.stopped else { return false }
-            state.deadlines[key] = deadline
+            guard headerTimeout > .zero, !state.stopped else { return false }
+            // A refused connection needs only to send one head to get its
+            // 503: it gets less time, so idle sockets cannot keep the
+            // reserve full for long.
+            state.deadlines[key] = now + (refusal == nil ? headerTimeout : min(headerTimeout, Self.refusedHeadTimeout))
             return true
         }
         if wake { startOrWake() }
