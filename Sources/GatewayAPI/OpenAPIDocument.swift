@@ -30,6 +30,13 @@ info:
     whose `type` names the problem (`urn:blegateway:problem:not-connected`),
     with `dbus_error` holding the BlueZ/D-Bus error name when BlueZ reported
     it and `att_error` the ATT error code when the peripheral refused.
+    Any route, `/health` included, may also get these from the HTTP server
+    itself: `400` for a request whose length is ambiguous (repeated
+    `Content-Length`, `Content-Length` with `Transfer-Encoding`, a transfer
+    coding other than `chunked`), `414`/`431` for a request head over the
+    limit, `413` for a body over it, and `503` when the gateway holds its
+    most connections or the client address holds its share; each of these
+    closes the connection (`Connection: close`).
 
     **Streams.** `text/event-stream` responses carry events with `id:` (one
     increasing sequence across the gateway), `event:` (the type) and one

@@ -146,7 +146,8 @@ final class GatewayService: Sendable {
 
     private static func startServer(_ settings: Settings, responder: Router, logger: Logger) throws(StartupError) -> Server {
         var configuration = ServerConfiguration(
-            host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections)
+            host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections,
+            maxConnectionsPerClient: settings.maxConnectionsPerClient, requestHeaderTimeout: settings.requestHeaderTimeout)
         // The server's own refusals (413, 431, 503 while stopping) are
         // problems too.
         configuration.errorResponses = .problems

@@ -90,6 +90,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "The most HTTP connections served at once (streams included).")
     var maxConnections = 1024
 
+    @Option(
+        name: .customLong("max-connections-per-client"),
+        help: ArgumentHelp(
+            "The most HTTP connections one client address may hold at once (0 for no limit).",
+            discussion: "Loopback counts like any address; behind a reverse proxy every client has the proxy's address. Past this, or past --max-connections, a new connection is answered 503 at once rather than left waiting."))
+    var maxConnectionsPerClient = 128
+
+    @Option(
+        name: .customLong("request-header-timeout"),
+        help: ArgumentHelp(
+            "Seconds a client has to send a request's headers before its connection is closed.",
+            discussion: "Counted from the connection's start (or the previous response on a kept-alive connection), however slowly bytes arrive. Open event streams are not affected."))
+    var requestHeaderTimeout: Double = 10
+
     func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) {
             throw ValidationError("--tls-cert and --tls-key go together")
@@ -102,6 +116,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...1_000_000).contains(replayBuffer) else { throw ValidationError("--replay-buffer must be 1 to 1000000") }
         guard (16...100_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 16 to 100000") }
+        guard (0...100_000).contains(maxConnectionsPerClient) else {
+            throw ValidationError("--max-connections-per-client must be 0 to 100000")
+        }
+        guard (1...3600).contains(requestHeaderTimeout) else {
+            throw ValidationError("--request-header-timeout must be 1 to 3600 seconds")
+        }
     }
 
     func run() async throws {

@@ -46,6 +46,7 @@ extension ErrorResponseFactory {
             case 404: .notFound
             case 405: .methodNotAllowed
             case 413: .payloadTooLarge
+            case 414: .invalidRequest
             case 431: .headersTooLarge
             case 503: .unavailable
             default: .internalError
