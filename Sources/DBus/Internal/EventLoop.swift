@@ -50,6 +50,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
+    private let dropped = Atomic(false)
     private let wakeFD: Int32
     private var thread: pthread_t?
 
@@ -106,6 +107,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     var isClosed: Bool { inbox.withLock { $0.closed } }
+
+    /// Whether the bus ended the connection (libdbus delivered
+    /// `org.freedesktop.DBus.Local.Disconnected`), as opposed to `shutdown`.
+    var droppedByBus: Bool { dropped.load(ordering: .acquiring) }
 
     /// Stops the loop, closes the connection and joins the thread. Calls
     /// still waiting fail with `Disconnected`. Safe to call more than once and
@@ -343,6 +348,7 @@ final class EventLoop: @unchecked Sendable {
         if message.kind == .signal, message.interface?.rawValue == "org.freedesktop.DBus.Local",
             message.member?.rawValue == "Disconnected"
         {
+            dropped.store(true, ordering: .releasing)
             running = false
             return DBUS_HANDLER_RESULT_HANDLED
         }

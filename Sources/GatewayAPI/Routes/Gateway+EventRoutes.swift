@@ -19,9 +19,19 @@ extension Gateway {
             }
             let lastEventID = try request.lastEventID()
             let id = log.makeSubscriberID()
-            let writer = streams.makeWriter(streamConfiguration) { [log] _ in log.unsubscribe(id) }
+            let writer = streams.makeWriter(streamConfiguration, lastEvent: { [log] in Self.gatewayStopping(log) }) {
+                [log] _ in log.unsubscribe(id)
+            }
             log.subscribe(writer, id: id, filter: EventFilter(types: types, device: device), after: lastEventID)
             return .eventStream(writer)
         }
+    }
+
+    /// The last event of `GET /v1/events` when the gateway stops (sent
+    /// whatever the stream's type filter).
+    static func gatewayStopping(_ log: EventLog) -> ServerSentEvent {
+        ServerSentEvent(
+            id: String(log.nextID()), event: "gateway-stopping",
+            data: JSON.object([("reason", .string("the gateway is stopping"))]).text)
     }
 }

@@ -67,7 +67,9 @@ extension Gateway {
                     }
                 },
                 makeWriter: { key in
-                    streams.makeWriter(streamConfiguration) { _ in hub.close(path: found.path, key: key) }
+                    streams.makeWriter(
+                        streamConfiguration, lastEvent: { [log] in NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log) }
+                    ) { _ in hub.close(path: found.path, key: key) }
                 })
             return .eventStream(writer)
         }

@@ -46,7 +46,9 @@ extension Gateway {
     /// client leaves.
     private func scanStream(_ session: DiscoverySession) -> StreamWriter {
         let consumer = StreamTask()
-        let writer = streams.makeWriter(streamConfiguration) { _ in consumer.cancel() }
+        let writer = streams.makeWriter(streamConfiguration, lastEvent: { [log] in Self.scanStopped(log) }) { _ in
+            consumer.cancel()
+        }
         consumer.start { [log] in
             for await event in session {
                 let (type, data): (String, JSON)
@@ -62,13 +64,16 @@ extension Gateway {
                 guard writer.write(ServerSentEvent(id: String(log.nextID()), event: type, data: data.text)) else { return }
             }
             // The session ended underneath the stream (the gateway is stopping).
-            writer.write(
-                ServerSentEvent(
-                    id: String(log.nextID()), event: "scan-stopped",
-                    data: JSON.object([("reason", .string("the scan ended"))]).text))
+            writer.write(Self.scanStopped(log))
             writer.finish()
         }
         return writer
+    }
+
+    private static func scanStopped(_ log: EventLog) -> ServerSentEvent {
+        ServerSentEvent(
+            id: String(log.nextID()), event: "scan-stopped",
+            data: JSON.object([("reason", .string("the gateway is stopping"))]).text)
     }
 
     private static func scanJSON(_ device: Device) -> JSON {

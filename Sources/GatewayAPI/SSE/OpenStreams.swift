@@ -2,13 +2,26 @@ import HTTPServer
 import Synchronization
 
 /// Every stream the gateway has open, so that stopping the gateway can end
-/// them all, and so that /health can count them.
+/// them all, each with its documented last event, and so that /health can
+/// count them.
 final class OpenStreams: Sendable {
-    private let writers = Mutex<(next: UInt64, open: [UInt64: StreamWriter])>((0, [:]))
+    /// Builds a stream's last event when the gateway stops.
+    typealias LastEvent = @Sendable () -> ServerSentEvent
+
+    private struct Open {
+        let writer: StreamWriter
+        let lastEvent: LastEvent
+    }
+
+    private let writers = Mutex<(next: UInt64, open: [UInt64: Open])>((0, [:]))
 
     /// A writer whose stream is registered here until it ends; `onEnd`
-    /// runs once when it does, for any reason.
-    func makeWriter(_ configuration: StreamConfiguration, onEnd: @escaping @Sendable (StreamEnd) -> Void) -> StreamWriter {
+    /// runs once when it does, for any reason; `lastEvent` is what the
+    /// stream is sent when the gateway stops.
+    func makeWriter(
+        _ configuration: StreamConfiguration, lastEvent: @escaping LastEvent,
+        onEnd: @escaping @Sendable (StreamEnd) -> Void
+    ) -> StreamWriter {
         let key = writers.withLock { state in
             defer { state.next += 1 }
             return state.next
@@ -17,13 +30,17 @@ final class OpenStreams: Sendable {
             _ = self?.writers.withLock { $0.open.removeValue(forKey: key) }
             onEnd(end)
         }
-        writers.withLock { $0.open[key] = writer }
+        writers.withLock { $0.open[key] = Open(writer: writer, lastEvent: lastEvent) }
         return writer
     }
 
-    /// Ends every open stream (what is queued is still sent).
+    /// Ends every open stream with its last event (what is queued, the
+    /// last event included, is still sent before the connection closes).
     func finishAll() {
-        for writer in writers.withLock({ Array($0.open.values) }) { writer.finish() }
+        for stream in writers.withLock({ Array($0.open.values) }) {
+            _ = stream.writer.write(stream.lastEvent())
+            stream.writer.finish()
+        }
     }
 
     var count: Int { writers.withLock { $0.open.count } }
