@@ -63,31 +63,37 @@ public final class BusSupervisor: Sendable {
 
     /// Watches the connection and replaces it whenever the bus drops it,
     /// calling `report` for each step (in order, one at a time: the next
-    /// step waits for `report` to return). Returns when the task is
-    /// cancelled; the connection in use then stays open for its owner to
-    /// close.
-    public func run(_ report: @Sendable (Event) async -> Void) async {
+    /// step waits for `report` to return). When `report` throws for
+    /// `.reconnected` (the owner could not set itself up on the new
+    /// connection), that connection is closed and the attempt counts as
+    /// failed. Returns when the task is cancelled, or when the owner closed
+    /// the connection; the connection in use then stays as it is for its
+    /// owner to close.
+    public func run(_ report: @Sendable (Event) async throws -> Void) async {
         while !Task.isCancelled {
             let connection = self.connection
             let reason = await connection.waitUntilClosed()
             guard !Task.isCancelled else { return }
             guard connection.wasDroppedByBus else { return }  // its owner closed it
-            await report(.disconnected(reason))
+            try? await report(.disconnected(reason))
             var attempt = 1
             while true {
+                var replacement: Connection?
                 do {
-                    let replacement = try await Connection.connect(to: address, maxPendingCalls: maxPendingCalls)
+                    let connection = try await Connection.connect(to: address, maxPendingCalls: maxPendingCalls)
+                    replacement = connection
                     if Task.isCancelled {
-                        replacement.close()
+                        connection.close()
                         return
                     }
-                    current.withLock { $0 = replacement }
-                    await report(.reconnected(replacement, attempts: attempt))
+                    current.withLock { $0 = connection }
+                    try await report(.reconnected(connection, attempts: attempt))
                     break
                 } catch {
+                    replacement?.close()
                     let delay = backoff.delay(beforeAttempt: attempt)
                     let failure = error as? DBusError ?? DBusError(.failed, "\(error)")
-                    await report(.reconnectFailed(attempt: attempt, error: failure, retryIn: delay))
+                    try? await report(.reconnectFailed(attempt: attempt, error: failure, retryIn: delay))
                     do { try await Task.sleep(for: delay) } catch { return }
                     attempt += 1
                 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// `blegateway serve`: the gateway.
 struct ServeCommand: AsyncParsableCommand {
@@ -112,15 +113,18 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "blegateway")
+        let services: [any Service]
         do {
-            let service = try await GatewayService.start(settings, logger: logger)
-            let signal = await ShutdownSignal.next()
-            logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
-            await service.stop()
-            logger.info("stopped")
+            services = try await GatewayLauncher.services(settings, logger: logger)
         } catch {
             logger.critical("\(error.message)")
             throw ExitCode(2)
         }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
     }
 }
