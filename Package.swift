@@ -48,6 +48,7 @@ let package = Package(
             dependencies: [
                 "BlueZSimulator", "DBus", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
