@@ -68,6 +68,13 @@ struct BlueZSim: AsyncParsableCommand {
             valueName: "when"))
     var scanStartReport: String = "always"
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Seconds a discovered device stays after discovery last heard it (bluetoothd's TemporaryTimeout, default 30), before --timing scales it.",
+            valueName: "seconds"))
+    var temporaryTimeout: Double = 30
+
     @Flag(name: .long, help: "Serve bluetoothd's experimental properties too (AdvertisingFlags, AdvertisingData), as bluetoothd -E.")
     var experimental = false
 
@@ -77,6 +84,7 @@ struct BlueZSim: AsyncParsableCommand {
     func validate() throws {
         if !printDefaultScenario && bus == nil { throw ValidationError("--bus ADDRESS is required") }
         if let timing, !(timing >= 0) { throw ValidationError("--timing must be 0 or more") }
+        guard temporaryTimeout > 0 else { throw ValidationError("--temporary-timeout must be more than 0") }
         _ = try parsedConnectedSignal()
         _ = try parsedScanStartReport()
     }
@@ -97,7 +105,7 @@ struct BlueZSim: AsyncParsableCommand {
         if let timing { world.timing = timing }
         let options = SimulatorOptions(
             connectedSignal: try parsedConnectedSignal(), scanStartReport: try parsedScanStartReport(),
-            experimental: experimental)
+            experimental: experimental, temporaryTimeout: temporaryTimeout)
         let simulator = try await SimulatedBlueZ.start(address: bus ?? "", scenario: world, options: options)
         let control: Connection
         do {
