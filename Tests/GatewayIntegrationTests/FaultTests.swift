@@ -16,7 +16,6 @@ import Testing
         #expect(answer.status == status, "\(answer)", sourceLocation: sourceLocation)
         #expect(answer.contentType == "application/problem+json", "\(answer)", sourceLocation: sourceLocation)
         #expect(answer.object["type"] as? String == "urn:blegateway:problem:\(kind)", "\(answer)", sourceLocation: sourceLocation)
-        #expect(answer.object["instance"] as? String != nil, "\(answer)", sourceLocation: sourceLocation)
     }
 
     /// Connects the heart-rate strap and opens a notification stream on it;
