@@ -80,8 +80,16 @@ final class EventLoop: @unchecked Sendable {
     /// Opens a connection to `address` on a new loop thread and registers on
     /// the bus; returns the connection's unique name.
     func start(address: BusAddress) async throws -> BusName {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusName, any Error>) in
-            spawnThread { self.run(address: address, started: continuation) }
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusName, any Error>) in
+                spawnThread { self.run(address: address, started: continuation) }
+            }
+        } catch {
+            // The thread has ended (or is about to): join it, so that a
+            // failed attempt (a supervisor retrying while the bus is down)
+            // leaves no thread behind.
+            shutdown()
+            throw error
         }
     }
 
@@ -139,15 +147,20 @@ final class EventLoop: @unchecked Sendable {
 
     private func spawnThread(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { argument in
-            guard let argument else { return nil }
-            let body = Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue()
-            body.run()
-            return nil
-        }, box)
+        // The handle is stored under the lock the new thread takes before
+        // it reports anything, so whoever joins it finds it.
+        let result = inbox.withLock { _ -> Int32 in
+            var handle = pthread_t()
+            let result = pthread_create(&handle, nil, { argument in
+                guard let argument else { return nil }
+                let body = Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue()
+                body.run()
+                return nil
+            }, box)
+            if result == 0 { thread = handle }
+            return result
+        }
         precondition(result == 0, "pthread_create failed: \(result)")
-        inbox.withLock { _ in thread = handle }
     }
 
     // MARK: Loop thread
@@ -159,6 +172,15 @@ final class EventLoop: @unchecked Sendable {
             uniqueName = try openConnection(address)
         } catch {
             inbox.withLock { $0.closed = true }
+            // The handlers hold the object server, which holds this loop:
+            // without a connection they will never run.
+            onMessage = nil
+            onClose = nil
+            if let connection {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                self.connection = nil
+            }
             started.resume(throwing: error)
             return
         }
