@@ -9,10 +9,6 @@ import Testing
 @Suite(.serialized) struct FaultTests {
     static let strap = TestScenario.strap
     static let heartRate = "/v1/devices/\(TestScenario.strap)/characteristics/2a37"
-    /// Descriptors the Swift runtime opens once, on first use, during an
-    /// outage (the timer behind the reconnection backoff's sleep): not a
-    /// leak, as repeated outages show (the count stays put after the first).
-    static let runtimeDescriptors = 1
 
     func expectProblem(
         _ answer: HTTPAnswer, _ status: Int, _ kind: String, sourceLocation: SourceLocation = #_sourceLocation
@@ -55,7 +51,7 @@ import Testing
     /// streams close, and the descriptors back to where they were.
     func expectRecovery(
         _ rig: FaultRig, notifications: EventStreamClient, events: EventStreamClient, scan: EventStreamClient,
-        descriptorsBefore: Int
+        descriptorsBefore: Int, listBefore: String
     ) async throws {
         let health = try await rig.waitFor("/health") { $0.status == 200 }
         #expect(health.object["status"] as? String == "ok", "\(health)")
@@ -86,12 +82,13 @@ import Testing
         while rig.gatewayDescriptors > descriptorsBefore, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(rig.gatewayDescriptors <= descriptorsBefore, "descriptors leaked")
+        #expect(rig.gatewayDescriptors <= descriptorsBefore, "descriptors leaked: \(rig.gatewayDescriptorList)\nbefore: \(listBefore)")
     }
 
     @Test(.timeLimit(.minutes(3))) func simulatorKilledAndRestarted() async throws {
         let rig = try await FaultRig.start()
         let descriptorsBefore = rig.gatewayDescriptors
+        let listBefore = rig.gatewayDescriptorList
         try await rig.discover(Self.strap)
         let notifications = try await subscribe(rig)
         let events = try rig.stream("/v1/events?type=bluez-state,adapter-state")
@@ -109,13 +106,15 @@ import Testing
 
         try await rig.startSimulator()
         try await expectRecovery(
-            rig, notifications: notifications, events: events, scan: scan, descriptorsBefore: descriptorsBefore + Self.runtimeDescriptors)
+            rig, notifications: notifications, events: events, scan: scan, descriptorsBefore: descriptorsBefore,
+            listBefore: listBefore)
         #expect(await rig.stop() == 0)
     }
 
     @Test(.timeLimit(.minutes(3))) func busKilledAndRestarted() async throws {
         let rig = try await FaultRig.start()
         let descriptorsBefore = rig.gatewayDescriptors
+        let listBefore = rig.gatewayDescriptorList
         try await rig.discover(Self.strap)
         let notifications = try await subscribe(rig)
         let events = try rig.stream("/v1/events?type=bluez-state")
@@ -142,7 +141,8 @@ import Testing
         #expect(rig.gateway.standardError.contains("reconnected to the bus"))
         try await rig.startSimulator()
         try await expectRecovery(
-            rig, notifications: notifications, events: events, scan: scan, descriptorsBefore: descriptorsBefore + Self.runtimeDescriptors)
+            rig, notifications: notifications, events: events, scan: scan, descriptorsBefore: descriptorsBefore,
+            listBefore: listBefore)
         let states = events.events.filter { $0.type == "bluez-state" }.compactMap { $0.json["state"] as? String }
         #expect(states == ["bus-unavailable", "bluetoothd-unavailable", "available"], "\(states)")
         // A client that left before the outage and resumes from the last

@@ -97,9 +97,27 @@ final class FaultRig: Sendable {
         return status
     }
 
-    /// The gateway's open descriptors.
+    /// The gateway's open sockets, pipes and eventfds (HTTP and D-Bus
+    /// connections and their loops' wake-ups: what a leak would leave). The
+    /// signalfds, timerfds and epoll descriptors that Dispatch opens once,
+    /// whenever it first needs them (a signal source when the service group
+    /// starts, a timer for a first sleep), are not counted.
     var gatewayDescriptors: Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(gateway.pid)/fd").count) ?? -1
+        let directory = "/proc/\(gateway.pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { name in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name)) ?? ""
+            return !["signalfd", "timerfd", "eventpoll"].contains { target.contains($0) }
+        }.count
+    }
+
+    /// What the gateway's descriptors are, for a failure message.
+    var gatewayDescriptorList: String {
+        let directory = "/proc/\(gateway.pid)/fd"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.sorted().map { name in
+            "\(name) -> " + ((try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + name)) ?? "?")
+        }.joined(separator: ", ")
     }
 
     // MARK: HTTP
