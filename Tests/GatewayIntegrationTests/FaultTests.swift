@@ -33,6 +33,10 @@ import Testing
     /// state, 503 bluetoothd-unavailable problems on device and GATT routes.
     func expectOutage(_ rig: FaultRig, state: String) async throws {
         let health = try await rig.waitFor("/health") { $0.object["state"] as? String == state }
+        let problems = try await SpecValidator.problems([
+            ("Health", health.text), ("Problem", try await rig.get("/v1/devices/\(Self.strap)").text),
+        ])
+        #expect(problems.isEmpty, "\(problems)")
         #expect(health.status == 503, "\(health)")
         #expect(health.object["status"] as? String == "unavailable", "\(health)")
         #expect(health.object["bluez"] as? String == "unavailable", "\(health)")
@@ -65,6 +69,14 @@ import Testing
             events.contains { $0.type == "bluez-state" && $0.json["state"] as? String == "available" }
         }
         #expect(available.contains { $0.type == "bluez-state" && $0.json["state"] as? String == "available" })
+
+        // What the streams said is what openapi.yaml declares.
+        var documents: [(schema: String, json: String)] = [("Health", health.text)]
+        documents += notifications.events.filter { $0.type != "notification" }.map { ("SubscriptionEnded", $0.data) }
+        documents += events.events.map { ("GatewayEvent", $0.data) }
+        documents += scan.events.filter { $0.type == "scan-interrupted" }.map { ("ScanStopped", $0.data) }
+        let problems = try await SpecValidator.problems(documents)
+        #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
 
         // The gateway's event ids only ever grow, outage included: a client
         // resuming with Last-Event-ID misses nothing.
