@@ -18,8 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --listen 0.0.0.0:8080 --api-key "$(cat key)"
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
 
-            Stop with Ctrl-C (SIGINT) or SIGTERM: scans, subscriptions and connections the gateway \
-            started are ended before it exits.
+            Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
+            subscriptions and connections the gateway started are ended before it exits.
+
+            When bluetoothd or the bus goes away, the gateway keeps serving: GET /health answers 503 \
+            saying what is missing, Bluetooth routes answer 503 (bluetoothd-unavailable), streams are \
+            told, and it reconnects to the bus by itself (backoff up to 5 s) and resumes scans and \
+            subscriptions.
             """)
 
     @Option(
