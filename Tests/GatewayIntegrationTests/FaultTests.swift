@@ -147,6 +147,13 @@ import Testing
         #expect(lost.contains { $0.type == "bluez-state" }, "\(lost)")
         #expect(rig.gateway.standardError.contains("the D-Bus connection is lost"))
 
+        // A few attempts fail while the bus is down; none may leave
+        // anything behind (the descriptor count after recovery says so).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !rig.gateway.standardError.contains("attempt 3 failed"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(rig.gateway.standardError.contains("attempt 3 failed"))
         try await rig.bus.start()
         // On the bus again, without bluetoothd yet.
         try await expectOutage(rig, state: "bluetoothd-unavailable")
