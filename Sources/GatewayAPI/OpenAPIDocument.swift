@@ -797,7 +797,7 @@ components:
         The adapter is off or missing (`adapter-unavailable`), or BlueZ is
         unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
         running or the D-Bus connection is lost; the gateway recovers by
-        itself, try again later).
+        itself: try again after `Retry-After` seconds).
       headers:
         Retry-After:
           schema: { type: integer }
