@@ -212,6 +212,15 @@ import Testing
         #expect(await rig.stop() == 0)
     }
 
+    @Test func healthWithoutTheAdapterItServesIs503() async throws {
+        let gateway = try await GatewayUnderTest.start(arguments: ["--adapter", "hci9"])
+        let health = try await gateway.get("/health")
+        #expect(health.status == 503, "\(health)")
+        #expect(health.object["state"] as? String == "no-adapter", "\(health)")
+        #expect((health.object["detail"] as? String)?.contains("hci9") == true, "\(health)")
+        #expect(await gateway.stop() == 0)
+    }
+
     @Test(.timeLimit(.minutes(3))) func healthSaysWhichStateAndWhetherTheUserCanFixIt() async throws {
         let rig = try await FaultRig.start()
         let ok = try await rig.get("/health")
