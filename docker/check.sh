@@ -33,8 +33,10 @@ import sys, yaml
 compose = yaml.safe_load(open(sys.argv[1]))
 gateway, demo = compose["services"]["gateway"], compose["services"]["demo"]
 problems = []
-if "/run/dbus/system_bus_socket:/run/dbus/system_bus_socket" not in gateway.get("volumes", []):
-    problems.append("gateway does not mount the host's system bus socket")
+if "/run/dbus:/run/dbus" not in gateway.get("volumes", []):
+    problems.append("gateway does not mount the host's system bus directory (a restarted dbus-daemon's new socket shows only there)")
+if "blegateway" not in str(gateway.get("healthcheck", {}).get("test", [])):
+    problems.append("gateway has no health check through `blegateway health`")
 if "BLEGATEWAY_API_KEY" not in gateway.get("environment", {}) or "${BLEGATEWAY_API_KEY" not in str(gateway["environment"]["BLEGATEWAY_API_KEY"]):
     problems.append("gateway does not take its API key from the environment")
 if gateway.get("restart") not in ("always", "unless-stopped", "on-failure"):

@@ -81,6 +81,26 @@ extension SimulatedBlueZ {
         try await core.restart()
     }
 
+    /// Stops the simulated bluetoothd, as its process exiting would: the
+    /// name `org.bluez` and every object go, connections drop; bonds are
+    /// kept for `startBluetoothd`. Does nothing if it is stopped.
+    public func stopBluetoothd() async throws {
+        try await core.stopDaemon()
+    }
+
+    /// Starts the simulated bluetoothd again after `stopBluetoothd`: the
+    /// objects come back (paired devices from storage) and it takes
+    /// `org.bluez`. Does nothing if it runs.
+    public func startBluetoothd() async throws {
+        try await core.startDaemon()
+    }
+
+    /// Whether the simulated bluetoothd is running (not stopped by
+    /// `stopBluetoothd`).
+    public var isBluetoothdRunning: Bool {
+        get async { await !core.isDaemonStopped }
+    }
+
     /// The device objects on the bus now.
     public func exportedDevices() async -> [DeviceAddress] {
         await core.exportedAddresses()

@@ -78,14 +78,38 @@ paths:
       tags: [gateway]
       operationId: health
       summary: Liveness, and whether BlueZ is reachable
+      description: |
+        `state` says which link is missing, `detail` what to do. 503 when the
+        gateway cannot serve Bluetooth at all and no request can change that
+        (`bus-unavailable`: the D-Bus connection is lost, the gateway
+        reconnects by itself; `bluetoothd-unavailable`: bluetoothd is not
+        running; `no-adapter`); 200 with `status: degraded` when a client can
+        fix it through the API (`adapter-off`: `PATCH /v1/adapters/{adapter}`
+        with `{"powered": true}`). `blegateway health` exits 0 on 200.
       security: [{}]
       responses:
         "200":
-          description: The gateway is serving requests.
+          description: The gateway is serving requests (`ok`, or `degraded` when the adapter is off).
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Health" }
-              example: { status: ok, bluez: available }
+              example:
+                status: ok
+                bluez: available
+                state: ok
+                detail: BlueZ is reachable and hci0 is powered on
+                adapters: [{ id: hci0, state: powered-on }]
+        "503":
+          description: The gateway cannot serve Bluetooth (the bus is gone, bluetoothd is not running, or there is no adapter).
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Health" }
+              example:
+                status: unavailable
+                bluez: unavailable
+                state: bus-unavailable
+                detail: "the D-Bus connection is lost (the bus closed the connection (dbus-daemon stopped or restarted)); reconnecting"
+                adapters: []
   /openapi.yaml:
     get:
       tags: [gateway]
@@ -188,8 +212,8 @@ paths:
         while), `updated` (seen again: with
         `duplicates=true` every advertisement, otherwise when its data
         changed), `lost` (BlueZ forgot the device), `scan-interrupted` (a
-        `ScanStopped`: the adapter went off or bluetoothd went away; the
-        session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
+        `ScanStopped`: the adapter went off, or bluetoothd or the bus went
+        away; the session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
         (a `ScanStopped`, the last event: the gateway is stopping).
       parameters:
         - $ref: "#/components/parameters/ServiceFilter"
@@ -523,7 +547,13 @@ paths:
         Subscribes (StartNotify) when the first stream opens and unsubscribes
         when the last one closes. Events: `notification` (a `Notification`)
         and `subscription-ended` (a `SubscriptionEnded`, after which the
-        stream closes: the device disconnected, or BlueZ went away). BlueZ
+        stream closes: the device disconnected, BlueZ came back without the
+        device connected, or the gateway is stopping: its last event).
+        While BlueZ is unreachable (bluetoothd stopped, or the D-Bus
+        connection is lost) the stream stays open: `subscription-interrupted`
+        (a `SubscriptionEnded` naming why) comes first, then
+        `subscription-resumed` (`{}`) when notifications flow again, or
+        `subscription-ended` if they cannot. BlueZ
         reports a read of a notifying characteristic the same way as a
         notification, so a read's value shows up here too.
       parameters:
@@ -616,7 +646,12 @@ paths:
         indications and read results: BlueZ reports them alike), each with a
         gateway-wide `id`. `Last-Event-ID` (header or query) replays what is still in the
         bounded buffer; if events were dropped from it since, a `replay-gap`
-        event (a `ReplayGap`) comes first.
+        event (a `ReplayGap`) comes first. `bluez-state` says when BlueZ
+        becomes unreachable (`state`: `bus-unavailable`,
+        `bluetoothd-unavailable`) and reachable again (`available`), with a
+        `detail`. When the gateway stops, every stream gets
+        `gateway-stopping` (`{"reason": ...}`, whatever its type filter) as
+        its last event.
       parameters:
         - name: type
           in: query
@@ -836,7 +871,11 @@ components:
             dbus_error: org.bluez.Error.Failed
             att_error: 128
     Unavailable:
-      description: The adapter is off or missing, or bluetoothd is unreachable.
+      description: |
+        The adapter is off or missing (`adapter-unavailable`), or BlueZ is
+        unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
+        running or the D-Bus connection is lost; the gateway recovers by
+        itself: try again after `Retry-After` seconds).
       headers:
         Retry-After:
           schema: { type: integer }
@@ -878,10 +917,20 @@ components:
 
     Health:
       type: object
-      required: [status, bluez]
+      required: [status, bluez, state, detail, adapters]
       properties:
-        status: { type: string, enum: [ok] }
+        status: { type: string, enum: [ok, degraded, unavailable] }
         bluez: { type: string, enum: [available, unavailable] }
+        state: { type: string, enum: [ok, adapter-off, no-adapter, bluetoothd-unavailable, bus-unavailable] }
+        detail: { type: string }
+        adapters:
+          type: array
+          items:
+            type: object
+            required: [id, state]
+            properties:
+              id: { type: string }
+              state: { type: string, enum: [powered-on, powered-off, unavailable] }
 
     GatewayInfo:
       type: object
@@ -1156,6 +1205,7 @@ components:
         - device-disconnected
         - services-resolved
         - characteristic-value
+        - bluez-state
     GatewayEvent:
       type: object
       required: [type, timestamp]
@@ -1163,7 +1213,11 @@ components:
         type: { $ref: "#/components/schemas/EventType" }
         timestamp: { $ref: "#/components/schemas/Timestamp" }
         adapter: { type: string }
-        state: { type: string, enum: [powered-on, powered-off, unavailable] }
+        state:
+          type: string
+          enum: [powered-on, powered-off, unavailable, available, bluetoothd-unavailable, bus-unavailable]
+          description: An adapter's state (`adapter-state`), or BlueZ's (`bluez-state`).
+        detail: { type: string, description: What `bluez-state` means for the user. }
         details: { $ref: "#/components/schemas/Adapter" }
         address: { $ref: "#/components/schemas/Address" }
         device: { $ref: "#/components/schemas/Device" }

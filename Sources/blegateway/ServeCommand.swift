@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// `blegateway serve`: the gateway.
 struct ServeCommand: AsyncParsableCommand {
@@ -17,8 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --listen 0.0.0.0:8080 --api-key "$(cat key)"
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
 
-            Stop with Ctrl-C (SIGINT) or SIGTERM: scans, subscriptions and connections the gateway \
-            started are ended before it exits.
+            Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
+            subscriptions and connections the gateway started are ended before it exits.
+
+            When bluetoothd or the bus goes away, the gateway keeps serving: GET /health answers 503 \
+            saying what is missing, Bluetooth routes answer 503 (bluetoothd-unavailable), streams are \
+            told, and it reconnects to the bus by itself (backoff up to 5 s) and resumes scans and \
+            subscriptions.
             """)
 
     @Option(
@@ -132,15 +138,18 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "blegateway")
+        let services: [any Service]
         do {
-            let service = try await GatewayService.start(settings, logger: logger)
-            let signal = await ShutdownSignal.next()
-            logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
-            await service.stop()
-            logger.info("stopped")
+            services = try await GatewayLauncher.services(settings, logger: logger)
         } catch {
             logger.critical("\(error.message)")
             throw ExitCode(2)
         }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
     }
 }

@@ -154,9 +154,9 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
             adapters = try await gateway.get("/v1/adapters")
         }
-        expectProblem(adapters, 503, "adapter-unavailable")
+        expectProblem(adapters, 503, "bluetoothd-unavailable")
         #expect(try await gateway.get("/health").object["bluez"] as? String == "unavailable")
-        expectProblem(try await gateway.request("POST", "/v1/scan", json: "{}"), 503, "adapter-unavailable")
+        expectProblem(try await gateway.request("POST", "/v1/scan", json: "{}"), 503, "bluetoothd-unavailable")
         await gateway.stop()
     }
 }

@@ -136,7 +136,7 @@ extension Central {
         // make the next reducer step copy the dictionaries it changes.
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             return (device.path, try state.tree.characteristic(selector, ofDevice: device.path))
         }
@@ -148,7 +148,7 @@ extension Central {
     ) throws(BlueZError) -> (ObjectPath, GATTDescriptor) {
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             let owner = try state.tree.characteristic(characteristic, ofDevice: device.path)
             return (device.path, try state.tree.descriptor(selector, of: owner))

@@ -20,11 +20,11 @@ extension Central {
             throw BlueZError(.notSupported, "the characteristic \(target.uuid.shortString) neither notifies nor indicates")
         }
         let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: CharacteristicValue.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+            of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
         // Registered before StartNotify, so that no value sent right after
         // it is missed.
         let id = try state.withLock { state throws(BlueZError) -> UInt64 in
-            guard let device = state.tree.devices[devicePath] else { throw BlueZError.deviceNotFound(address, adapter: adapter) }
+            guard let device = state.tree.devices[devicePath] else { throw BlueZError.deviceMissing(address, adapter: adapter, in: state) }
             let id = state.makeID()
             if state.subscriptions[target.path] == nil {
                 state.subscriptions[target.path] = SubscriptionRecord(
@@ -74,8 +74,12 @@ extension Central {
         guard needed else { return }
         _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
         let stillWanted = state.withLock { state -> Bool in
-            guard state.subscriptions[path] != nil else { return false }
+            guard let record = state.subscriptions[path] else { return false }
             state.subscriptions[path]?.notifying = true
+            if record.interrupted {
+                state.subscriptions[path]?.interrupted = false
+                for subscriber in record.subscribers.values { subscriber.yield(.resumed) }
+            }
             return true
         }
         // Every consumer left (or the device went away) meanwhile.
@@ -118,7 +122,8 @@ extension Central {
             }
             state.subscriptions[path] = nil
             let reason = BlueZError(
-                .notConnected, "bluetoothd restarted and \(record.device) is no longer connected; subscribe again after reconnecting")
+                .notConnected,
+                "BlueZ came back (bluetoothd or the bus restarted) and \(record.device) is no longer connected; subscribe again after reconnecting")
             for subscriber in record.subscribers.values { effects.finishSubscribers.append((subscriber, reason)) }
         }
     }

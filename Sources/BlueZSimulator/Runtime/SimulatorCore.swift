@@ -23,6 +23,9 @@ actor SimulatorCore {
     var agents: [BusName: (path: ObjectPath, capability: String)] = [:]
     var defaultAgent: BusName?
     var running = false
+    /// While the simulated bluetoothd is stopped: the bonds and trust it
+    /// keeps in storage (nil while it runs).
+    var stoppedBonds: [(DeviceAddress, Bool, Bool)]?
     /// Counts for tests and benchmarks.
     var counters = SimulatorStatistics()
     /// Reads on their way to a peripheral, by attribute path.
@@ -81,12 +84,26 @@ actor SimulatorCore {
     /// bluetoothd restart does: connections drop, discovered devices are
     /// forgotten, paired devices come back from storage.
     func restart() async throws {
+        try await stopDaemon()
+        try await startDaemon()
+    }
+
+    /// Drops the name and every object, as bluetoothd exiting does; bonds
+    /// and trust are kept, as in bluetoothd's storage. Until `startDaemon`,
+    /// `org.bluez` has no owner on the bus.
+    func stopDaemon() async throws {
+        guard stoppedBonds == nil else { return }
         clock?.cancel()
         clock = nil
         if bus.isConnected { try await bus.releaseName(Self.busName) }
-        // Bonds and trust are in bluetoothd's storage: they survive.
-        let stored = devices.values.map { ($0.spec.address, $0.paired, $0.trusted) }
+        stoppedBonds = devices.values.map { ($0.spec.address, $0.paired, $0.trusted) }
         removeAllObjects()
+    }
+
+    /// Exports the objects again and takes `org.bluez`, as bluetoothd
+    /// starting does: paired devices come back from storage.
+    func startDaemon() async throws {
+        guard let stored = stoppedBonds else { return }
         var scenario = self.scenario
         for index in scenario.devices.indices {
             guard let (_, paired, trusted) = stored.first(where: { $0.0 == scenario.devices[index].address }) else {
@@ -96,6 +113,7 @@ actor SimulatorCore {
             scenario.devices[index].trusted = trusted
         }
         self.scenario = scenario
+        stoppedBonds = nil
         try exportRoot()
         for spec in scenario.adapters { try addAdapter(spec) }
         for spec in scenario.devices { try addDevice(spec) }
@@ -106,6 +124,9 @@ actor SimulatorCore {
         counters.restarts += 1
         startClock()
     }
+
+    /// Whether the simulated bluetoothd is stopped (`stopDaemon`).
+    var isDaemonStopped: Bool { stoppedBonds != nil }
 
     private func removeAllObjects() {
         timers.removeAll()

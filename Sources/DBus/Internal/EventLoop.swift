@@ -53,6 +53,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
+    private let dropped = Atomic(false)
     private let wakeFD: Int32
     private var thread: pthread_t?
 
@@ -109,8 +110,16 @@ final class EventLoop: @unchecked Sendable {
     /// Opens a connection to `address` on a new loop thread and registers on
     /// the bus; returns the connection's unique name.
     func start(address: BusAddress) async throws -> BusName {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusName, any Error>) in
-            spawnThread { self.run(address: address, started: continuation) }
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusName, any Error>) in
+                spawnThread { self.run(address: address, started: continuation) }
+            }
+        } catch {
+            // The thread has ended (or is about to): join it, so that a
+            // failed attempt (a supervisor retrying while the bus is down)
+            // leaves no thread behind.
+            shutdown()
+            throw error
         }
     }
 
@@ -136,6 +145,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     var isClosed: Bool { inbox.withLock { $0.closed } }
+
+    /// Whether the bus ended the connection (libdbus delivered
+    /// `org.freedesktop.DBus.Local.Disconnected`), as opposed to `shutdown`.
+    var droppedByBus: Bool { dropped.load(ordering: .acquiring) }
 
     /// Stops the loop, closes the connection and joins the thread. Calls
     /// still waiting fail with `Disconnected`. Safe to call more than once and
@@ -164,15 +177,20 @@ final class EventLoop: @unchecked Sendable {
 
     private func spawnThread(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { argument in
-            guard let argument else { return nil }
-            let body = Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue()
-            body.run()
-            return nil
-        }, box)
+        // The handle is stored under the lock the new thread takes before
+        // it reports anything, so whoever joins it finds it.
+        let result = inbox.withLock { _ -> Int32 in
+            var handle = pthread_t()
+            let result = pthread_create(&handle, nil, { argument in
+                guard let argument else { return nil }
+                let body = Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue()
+                body.run()
+                return nil
+            }, box)
+            if result == 0 { thread = handle }
+            return result
+        }
         precondition(result == 0, "pthread_create failed: \(result)")
-        inbox.withLock { _ in thread = handle }
     }
 
     // MARK: Loop thread
@@ -185,6 +203,15 @@ final class EventLoop: @unchecked Sendable {
             uniqueName = try openConnection(address)
         } catch {
             inbox.withLock { $0.closed = true }
+            // The handlers hold the object server, which holds this loop:
+            // without a connection they will never run.
+            onMessage = nil
+            onClose = nil
+            if let connection {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                self.connection = nil
+            }
             started.resume(throwing: error)
             return
         }
@@ -374,6 +401,7 @@ final class EventLoop: @unchecked Sendable {
         if message.kind == .signal, message.interface?.rawValue == "org.freedesktop.DBus.Local",
             message.member?.rawValue == "Disconnected"
         {
+            dropped.store(true, ordering: .releasing)
             running = false
             return DBUS_HANDLER_RESULT_HANDLED
         }

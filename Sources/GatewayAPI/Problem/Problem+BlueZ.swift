@@ -23,6 +23,7 @@ extension Problem {
             case .notSupported: (.notSupported, .forbidden)
             case .connectionFailed, .peripheralFailed: (.peripheralFailed, .badGateway)
             case .poweredOff, .adapterUnavailable: (.adapterUnavailable, .serviceUnavailable)
+            case .bluetoothdUnavailable: (.bluetoothdUnavailable, .serviceUnavailable)
             case .timeout: (.timeout, .gatewayTimeout)
             case .cancelled: (.unavailable, .serviceUnavailable)
             default: (.bluetoothFailed, .badGateway)

@@ -3,7 +3,11 @@ import HTTPServer
 extension Problem: ResponseConvertibleError {
     /// The problem as an `application/problem+json` response.
     public var response: Response {
-        Response.bytes(json, status: status, contentType: "application/problem+json")
+        var response = Response.bytes(json, status: status, contentType: "application/problem+json")
+        // BlueZ unreachable is temporary and the gateway recovers by itself:
+        // tell clients when to try again (its reconnection backoff's bound).
+        if kind == .bluetoothdUnavailable { response.headers.replaceOrAdd(name: "Retry-After", value: "5") }
+        return response
     }
 
     /// The problem as the answer to `request`: `instance` names the request's

@@ -4,7 +4,7 @@ import HTTPServer
 extension Gateway {
     func addAdapterRoutes(to router: inout Router) {
         router.get("/v1/adapters") { [central] _ in
-            guard central.isBluetoothdRunning else { throw Problem.bluetoothdNotRunning }
+            try Problem.requireBlueZ(central)
             return .json(.array(central.adapters().map(ModelJSON.adapter)))
         }
         router.get("/v1/adapters/{adapter}") { [central] request in
@@ -34,6 +34,11 @@ extension Request {
 }
 
 extension Problem {
-    static let bluetoothdNotRunning = Problem(
-        .adapterUnavailable, status: .serviceUnavailable, detail: "bluetoothd is not running (org.bluez has no owner)")
+    /// A 503 `bluetoothd-unavailable` unless BlueZ can be reached.
+    static func requireBlueZ(_ central: Central) throws(Problem) {
+        let availability = central.availability
+        guard availability == .available else {
+            throw Problem(.bluetoothdUnavailable, status: .serviceUnavailable, detail: availability.detail)
+        }
+    }
 }

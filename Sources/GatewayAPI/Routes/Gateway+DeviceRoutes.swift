@@ -6,7 +6,7 @@ extension Gateway {
         router.get("/v1/devices") { [self] request in
             let adapter = try request.adapterQuery(default: nil)
             if let adapter { _ = try central.adapter(adapter) }
-            guard central.isBluetoothdRunning else { throw Problem.bluetoothdNotRunning }
+            try Problem.requireBlueZ(central)
             let services = try request.uuidList("service")
             let encoding = try request.encoding()
             let devices = central.devices(adapter: adapter, connected: try request.bool("connected")).filter { device in

@@ -62,7 +62,12 @@ extension Gateway {
                 makeWriter: { [log] key in
                     streams.makeWriter(
                         streamConfiguration, lifetime: lifetime,
-                        lastEvent: { NotificationHub.ended(reason: "duration-elapsed", detail: "", log: log) }
+                        lastEvent: { ending in
+                            switch ending {
+                            case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
+                            case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
+                            }
+                        }
                     ) { _ in hub.close(path: found.path, key: key) }
                 })
             return .eventStream(writer)

@@ -50,12 +50,7 @@ extension Gateway {
     private func scanStream(_ session: DiscoverySession, lifetime: Duration?) -> StreamWriter {
         let consumer = StreamTask()
         let writer = streams.makeWriter(
-            streamConfiguration, lifetime: lifetime,
-            lastEvent: { [log] in
-                ServerSentEvent(
-                    id: String(log.nextID()), event: "scan-stopped",
-                    data: JSON.object([("reason", .string("the stream's duration_ms elapsed"))]).text)
-            }
+            streamConfiguration, lifetime: lifetime, lastEvent: { [log] ending in Self.scanStopped(log, ending) }
         ) { _ in consumer.cancel() }
         consumer.start { [log] in
             for await event in session {
@@ -72,13 +67,20 @@ extension Gateway {
                 guard writer.write(ServerSentEvent(id: String(log.nextID()), event: type, data: data.text)) else { return }
             }
             // The session ended underneath the stream (the gateway is stopping).
-            writer.write(
-                ServerSentEvent(
-                    id: String(log.nextID()), event: "scan-stopped",
-                    data: JSON.object([("reason", .string("the scan ended"))]).text))
+            writer.write(Self.scanStopped(log, .gatewayStopping))
             writer.finish()
         }
         return writer
+    }
+
+    private static func scanStopped(_ log: EventLog, _ ending: OpenStreams.Ending) -> ServerSentEvent {
+        let reason =
+            switch ending {
+            case .gatewayStopping: "the gateway is stopping"
+            case .durationElapsed: "the stream's duration_ms elapsed"
+            }
+        return ServerSentEvent(
+            id: String(log.nextID()), event: "scan-stopped", data: JSON.object([("reason", .string(reason))]).text)
     }
 
     private static func scanJSON(_ device: Device) -> JSON {

@@ -15,7 +15,7 @@ struct GatewayEvent: Sendable {
     /// The names of the event types, as `?type=` accepts them.
     static let types: Set<String> = [
         "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost",
-        "device-connected", "device-disconnected", "services-resolved", "characteristic-value",
+        "device-connected", "device-disconnected", "services-resolved", "characteristic-value", "bluez-state",
     ]
 
     init(_ event: CentralEvent) {
@@ -43,6 +43,10 @@ struct GatewayEvent: Sendable {
                 members.append(("characteristic", .string(value.characteristic.uuidString)))
                 if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
                 return members + [("value", .string(ByteEncoding.hex(value.value))), ("encoding", .string("hex"))]
+            }
+        case .availability(let availability):
+            self.init("bluez-state", nil, now) {
+                [("state", .string(availability.name)), ("detail", .string(availability.detail))]
             }
         }
     }

@@ -91,11 +91,23 @@ final class NotificationHub: Sendable {
     }
 
     /// Feeds the channel's streams until the subscription ends (the device
-    /// disconnected, bluetoothd went away) or the last stream closes.
+    /// disconnected, BlueZ came back without it) or the last stream closes;
+    /// tells them when BlueZ is unreachable and when values flow again.
     private func pump(path: ObjectPath, subscription: NotificationSubscription, log: EventLog) async {
         var reason = (code: "gateway-stopping", detail: "")
         do {
-            for try await value in subscription { deliver(value, path: path, log: log) }
+            for try await event in subscription.events {
+                switch event {
+                case .value(let value): deliver(value, path: path, log: log)
+                case .interrupted(let error):
+                    broadcast(
+                        "subscription-interrupted",
+                        JSON.object([("reason", .string(Self.reason(error))), ("detail", .string(error.message))]),
+                        path: path, log: log)
+                case .resumed:
+                    broadcast("subscription-resumed", JSON.object([]), path: path, log: log)
+                }
+            }
         } catch let error as BlueZError {
             reason = (Self.reason(error), error.message)
         } catch {
@@ -107,6 +119,14 @@ final class NotificationHub: Sendable {
             return state.byPath[path]?.writers.values.map(\.writer) ?? []
         }
         for writer in writers { Self.end(writer, reason: reason.code, detail: reason.detail, log: log) }
+    }
+
+    /// Writes one status event to every stream of the channel.
+    private func broadcast(_ type: String, _ data: JSON, path: ObjectPath, log: EventLog) {
+        let writers = channels.withLock { $0.byPath[path]?.writers.values.map(\.writer) ?? [] }
+        guard !writers.isEmpty else { return }
+        let bytes = ServerSentEvent(id: String(log.nextID()), event: type, data: data.text).encoded
+        for writer in writers { writer.write(bytes) }
     }
 
     /// Writes one value to every stream of the channel, encoding it once per
@@ -141,21 +161,21 @@ final class NotificationHub: Sendable {
     }
 
     private static func end(_ writer: StreamWriter, reason: String, detail: String, log: EventLog) {
-        writer.write(ended(reason: reason, detail: detail, log: log))
+        writer.write(ended(reason, detail, log: log))
         writer.finish()
     }
 
-    /// A stream's `subscription-ended` event, its last.
-    static func ended(reason: String, detail: String, log: EventLog) -> ServerSentEvent {
+    /// A notification stream's last event.
+    static func ended(_ reason: String, _ detail: String, log: EventLog) -> ServerSentEvent {
         let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
         return ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data)
     }
 
     private static func reason(_ error: BlueZError) -> String {
         switch error.code {
-        case .notConnected: "disconnected"
+        case .notConnected: error.message.contains("came back") ? "bluez-restarted" : "disconnected"
         case .notFound: "device-removed"
-        case .adapterUnavailable, .poweredOff: "bluez-unavailable"
+        case .adapterUnavailable, .poweredOff, .bluetoothdUnavailable: "bluez-unavailable"
         case .cancelled: "gateway-stopping"
         default: error.message.contains("restart") ? "bluez-restarted" : "failed"
         }
