@@ -756,7 +756,7 @@ components:
       name: manufacturer
       in: query
       description: Only devices advertising manufacturer data of this company id (decimal or 0x-hex).
-      schema: { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|[0-9]{1,5})$" }
+      schema: { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
     Duplicates:
       name: duplicates
       in: query
