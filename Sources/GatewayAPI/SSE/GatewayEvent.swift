@@ -36,13 +36,7 @@ struct GatewayEvent: Sendable {
             self.init(device: device, type: "device-disconnected", now, extra: reason.map { [("reason", .string($0))] } ?? [])
         case .characteristicValue(let value):
             self.init("characteristic-value", value.device.description, value.timestamp) {
-                var members: [(String, JSON)] = [
-                    ("adapter", .string(value.adapter)), ("address", .string(value.device.description)),
-                ]
-                if let service = value.service { members.append(("service", .string(service.uuidString))) }
-                members.append(("characteristic", .string(value.characteristic.uuidString)))
-                if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
-                return members + [("value", .string(ByteEncoding.hex(value.value))), ("encoding", .string("hex"))]
+                ModelJSON.characteristicValue(value, encoding: .hex)
             }
         }
     }
@@ -61,6 +55,6 @@ struct GatewayEvent: Sendable {
     }
 
     func publish(to log: EventLog) {
-        log.publish(type: type, device: device, data: data().text)
+        log.publish(type: type, device: device, json: data())
     }
 }
