@@ -163,6 +163,17 @@ import Testing
         text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
     }
 
+    @Test func anIDThisLogNeverGaveGetsTheGapAndEverythingKept() {
+        // A client that last saw id 500 before the gateway restarted.
+        let log = EventLog(capacity: 10)
+        for index in 1...3 { log.publish(type: "t", data: "\(index)") }
+        let writer = StreamWriter()
+        log.subscribe(writer, id: log.makeSubscriberID(), filter: EventFilter(), after: 500)
+        let received = frames(writer.queuedText())
+        #expect(received.first == #"event: replay-gap\#ndata: {"last_event_id":500,"oldest_available":1}"#)
+        #expect(received.dropFirst().compactMap(Self.id) == [1, 2, 3])
+    }
+
     @Test func aFilterThatTakesFewOfManyEventsStillCatchesUp() async {
         let log = EventLog(capacity: 20_000)
         for index in 1...20_000 { log.publish(type: index % 10_000 == 0 ? "rare" : "common", data: "\(index)") }

@@ -97,8 +97,27 @@ public final class EventLog: Sendable {
             state.withLock { $0.subscribers[token] = Subscriber(filter: filter, writer: writer) }
             return
         }
-        state.withLock { $0.replays[token] = Replay(filter: filter, position: lastEventID) }
+        state.withLock { state in
+            var position = lastEventID
+            // An id this log never gave (one from before the gateway
+            // restarted): what the client missed is unknown, so it gets the
+            // gap and everything kept.
+            if lastEventID >= state.nextID {
+                writer.write(Self.gap(after: lastEventID, oldestAvailable: state.buffer.oldestID ?? state.nextID))
+                position = 0
+            }
+            state.replays[token] = Replay(filter: filter, position: position)
+        }
         writer.pull { [self] writer, budget in replay(token, to: writer, budget: budget) }
+    }
+
+    /// The `replay-gap` event: the events after `lastEventID` up to
+    /// `oldestAvailable` are no longer kept. It has no id, so the client's
+    /// last event id stays the last event it really received.
+    private static func gap(after lastEventID: UInt64, oldestAvailable: UInt64) -> [UInt8] {
+        JSON.object([
+            ("last_event_id", .int(Int(clamping: lastEventID))), ("oldest_available", .int(Int(clamping: oldestAvailable))),
+        ]).eventFrame(id: nil, event: "replay-gap")
     }
 
     /// Writes the next batch of a stream's replay, about `budget` bytes.
@@ -110,10 +129,7 @@ public final class EventLog: Sendable {
             guard let replay = state.replays[token] else { return false }
             let page = state.buffer.page(after: replay.position, filter: replay.filter, budget: budget)
             if let oldest = page.oldestAvailable {
-                let gap = JSON.object([
-                    ("last_event_id", .int(Int(clamping: replay.position))), ("oldest_available", .int(Int(clamping: oldest))),
-                ])
-                writer.write(gap.eventFrame(id: nil, event: "replay-gap"))
+                writer.write(Self.gap(after: replay.position, oldestAvailable: oldest))
             }
             for frame in page.frames {
                 guard writer.write(frame) else {

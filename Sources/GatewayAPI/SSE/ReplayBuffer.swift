@@ -18,6 +18,9 @@ struct ReplayBuffer {
         self.capacity = max(1, capacity)
     }
 
+    /// The id of the oldest event kept.
+    var oldestID: UInt64? { entries.first?.id }
+
     mutating func append(_ entry: EventLog.Entry) {
         if entries.count == capacity, let oldest = entries.popFirst() { evictedThrough = oldest.id }
         entries.append(entry)
