@@ -37,8 +37,9 @@ info:
     scans while it is open; a notification stream keeps the subscription while
     it is open (one subscription shared by every open stream of a
     characteristic). `GET /v1/events` resumes from `Last-Event-ID` out of a
-    bounded replay buffer. A client that falls far behind is dropped with a
-    final comment rather than slowing the others.
+    bounded replay buffer, at the pace the client reads. A client that falls
+    far behind live events is dropped with a final comment rather than
+    slowing the others.
 
     **Authentication.** When the gateway runs with an API key, every route but
     `/health` needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
@@ -541,8 +542,14 @@ paths:
         resolved services and characteristic values (notifications,
         indications and read results: BlueZ reports them alike), each with a
         gateway-wide `id`. `Last-Event-ID` (header or query) replays what is still in the
-        bounded buffer; if events were dropped from it since, a `replay-gap`
-        event (a `ReplayGap`) comes first.
+        bounded buffer (`--replay-buffer`), however much that is: the replay goes at
+        the pace the client reads, and live events follow it with no gap and no
+        duplicate, in id order. A client catching up is never dropped as too slow.
+        If events after the requested id were dropped from the buffer, a
+        `replay-gap` event (a `ReplayGap`, with no `id`) comes first; one also
+        comes mid-replay if the client reads the backlog more slowly than new
+        events push the oldest out, and first when the id is one this gateway
+        never gave (from before a restart).
       parameters:
         - name: type
           in: query
@@ -1091,10 +1098,11 @@ components:
         encoding: { $ref: "#/components/schemas/Encoding" }
     ReplayGap:
       type: object
+      description: Events the stream asked for that the gateway no longer keeps.
       required: [last_event_id, oldest_available]
       properties:
-        last_event_id: { type: integer }
-        oldest_available: { type: integer }
+        last_event_id: { type: integer, description: "The id the replay went on from (at first, the one requested)." }
+        oldest_available: { type: integer, description: The id of the oldest event still kept; the replay goes on with it. }
 
 """#
 
