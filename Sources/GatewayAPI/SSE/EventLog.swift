@@ -10,7 +10,10 @@ import Synchronization
 /// client reads: it pulls the buffered events a batch at a time (see
 /// `StreamWriter.pull`), and in the step that finds nothing left to replay
 /// it joins the live streams, under the same lock that publishing takes, so
-/// it sees every event once, in id order, with no gap.
+/// it sees every event once, in id order, with no gap. The buffer answers
+/// in `EventPage`s; a persistent store can answer the same pages for ids
+/// older than the buffer holds, read in the (asynchronous) refill before
+/// the replay reaches the buffer.
 public final class EventLog: Sendable {
     struct Subscriber {
         let filter: EventFilter
@@ -108,7 +111,10 @@ public final class EventLog: Sendable {
             }
             state.replays[token] = Replay(filter: filter, position: position)
         }
-        writer.pull { [self] writer, budget in replay(token, to: writer, budget: budget) }
+        // The first batch now, so a short replay is whole on return.
+        if replay(token, to: writer, budget: writer.refillBudget) {
+            writer.pull { [self] writer, budget in replay(token, to: writer, budget: budget) }
+        }
     }
 
     /// The `replay-gap` event: the events after `lastEventID` up to

@@ -39,7 +39,7 @@ extension StreamWriter {
             }
         }
         // Off MHD's polling thread: the refill is the application's code.
-        if refill { Task { runRefills() } }
+        if refill { Task { await runRefills() } }
         return count
     }
 

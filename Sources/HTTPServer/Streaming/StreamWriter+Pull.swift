@@ -3,31 +3,30 @@
 extension StreamWriter {
     /// Writes the next part of a backlog to the writer it is given, about
     /// `budget` bytes (at least one item when there is one), and returns
-    /// whether more is left to pull.
-    public typealias Refill = @Sendable (_ writer: StreamWriter, _ budget: Int) -> Bool
+    /// whether more is left to pull. It may suspend (to read a store).
+    public typealias Refill = @Sendable (_ writer: StreamWriter, _ budget: Int) async -> Bool
 
     /// Feeds the stream from a backlog at the pace its client reads, so that
     /// a backlog of any size is delivered whole instead of overflowing
-    /// `maxBufferedBytes` and dropping the client.
+    /// `maxBufferedBytes` and dropping the client. Call it once, with what
+    /// the writer holds already written (a first batch, say).
     ///
-    /// `refill` runs once now, on the caller's thread, then on a task each
-    /// time the queued bytes fall under `refillBudget` (so the next batch is
-    /// ready before the client has taken the last); never twice at once,
-    /// never after the stream ended. It writes with `write`, keeping each
-    /// batch near the budget it is given. Once it returns false the writer
-    /// stops asking: the producer writes live from then on (a producer that
-    /// switches to live writing under its own lock, in the same step that
-    /// finds the backlog empty, loses and repeats nothing).
+    /// `refill` runs on a task each time the queued bytes fall under
+    /// `refillBudget` (at once if they are under it already), so the next
+    /// batch is ready before the client has taken the last; never twice at
+    /// once, and no more once the stream has ended (a call already under
+    /// way then sees its writes refused). It writes with `write`, keeping
+    /// each batch near the budget it is given. Once it returns false the
+    /// writer stops asking: the producer writes live from then on (a
+    /// producer that switches to live writing under its own lock, in the
+    /// same step that finds the backlog empty, loses and repeats nothing).
     public func pull(_ refill: @escaping Refill) {
-        let claimed = state.withLock { state -> Bool in
-            guard case .open = state.phase, !state.refilling else { return false }
+        let start = state.withLock { state -> Bool in
+            guard case .open = state.phase, state.refill == nil else { return false }
             state.refill = refill
-            state.refilling = true
-            return true
+            return claimRefill(&state)
         }
-        // More to pull and the queue still low (a filter skipped most of
-        // the batch): go on off the caller's thread, the claim still held.
-        if claimed, refillOnce() { Task { runRefills() } }
+        if start { Task { await runRefills() } }
     }
 
     /// The bytes asked of each refill, and the level under which the next
@@ -46,15 +45,15 @@ extension StreamWriter {
     }
 
     /// Runs refills while the client keeps the queue low; the claim made by
-    /// `claimRefill` (or `pull`) is released on the way out.
-    func runRefills() {
-        while refillOnce() {}
+    /// `claimRefill` is released on the way out.
+    func runRefills() async {
+        while await refillOnce() {}
     }
 
     /// One refill; true if another should follow at once (the source has
     /// more and the client already took what it wrote). Otherwise releases
     /// the claim, so the next read that drains the queue starts a refill.
-    private func refillOnce() -> Bool {
+    private func refillOnce() async -> Bool {
         let refill = state.withLock { state -> Refill? in
             guard case .open = state.phase, let refill = state.refill else {
                 state.refill = nil
@@ -64,7 +63,7 @@ extension StreamWriter {
             return refill
         }
         guard let refill else { return false }
-        let more = refill(self, refillBudget)
+        let more = await refill(self, refillBudget)
         return state.withLock { state in
             if !more { state.refill = nil }
             guard state.refill != nil, case .open = state.phase, state.bufferedBytes < refillBudget else {
