@@ -24,11 +24,21 @@ extension EventLog {
             let frame: [UInt8]
             switch body {
             case .frame(let encoded): return encoded
-            case .json(let json): frame = json().eventFrame(id: id, event: type)
+            case .json(let json): frame = Self.trimmed(json().eventFrame(id: id, event: type))
             case .text(let text): frame = ServerSentEvent(id: String(id), event: type, data: text()).encoded
             }
             body = .frame(frame)
             return frame
+        }
+
+        /// `frame` without the spare capacity that growing it while
+        /// encoding left (up to as much again): the buffer keeps up to a
+        /// million frames.
+        private static func trimmed(_ frame: [UInt8]) -> [UInt8] {
+            guard frame.capacity - frame.count > frame.count / 8 else { return frame }
+            return [UInt8](unsafeUninitializedCapacity: frame.count) { buffer, count in
+                count = buffer.initialize(fromContentsOf: frame)
+            }
         }
     }
 }
