@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Its JSON is built only if a stream takes the event, live or replayed:
 /// most events are never streamed (a characteristic value follows every
-/// read, and most gateways have no `/v1/events` client), and building them
-/// was a tenth of the gateway's CPU on reads and notifications.
+/// read, and most gateways have no `/v1/events` client), so building them
+/// up front would tax every read and notification for nothing.
 struct GatewayEvent: Sendable {
     let type: String
     let device: String?
