@@ -172,6 +172,15 @@ import Testing
         let received = frames(writer.queuedText())
         #expect(received.first == #"event: replay-gap\#ndata: {"last_event_id":500,"oldest_available":1}"#)
         #expect(received.dropFirst().compactMap(Self.id) == [1, 2, 3])
+
+        // Once the buffer has turned over, still one gap only.
+        for index in 4...20 { log.publish(type: "t", data: "\(index)") }
+        let later = StreamWriter()
+        log.subscribe(later, id: log.makeSubscriberID(), filter: EventFilter(), after: 500)
+        let receivedLater = frames(later.queuedText())
+        #expect(receivedLater.first == #"event: replay-gap\#ndata: {"last_event_id":500,"oldest_available":11}"#)
+        #expect(receivedLater.dropFirst().compactMap(Self.id) == Array(11...20))
+        #expect(receivedLater.filter { $0.contains("replay-gap") }.count == 1)
     }
 
     @Test func aFilterThatTakesFewOfManyEventsStillCatchesUp() async {

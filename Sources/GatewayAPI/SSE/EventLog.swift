@@ -106,8 +106,9 @@ public final class EventLog: Sendable {
             // restarted): what the client missed is unknown, so it gets the
             // gap and everything kept.
             if lastEventID >= state.nextID {
-                writer.write(Self.gap(after: lastEventID, oldestAvailable: state.buffer.oldestID ?? state.nextID))
-                position = 0
+                let oldest = state.buffer.oldestID ?? state.nextID
+                writer.write(Self.gap(after: lastEventID, oldestAvailable: oldest))
+                position = oldest - 1
             }
             state.replays[token] = Replay(filter: filter, position: position)
         }
