@@ -46,8 +46,9 @@ info:
     subscription while it is open (one subscription shared by every open
     stream of a characteristic). `duration_ms` ends a stream by itself after
     that long. `GET /v1/events` resumes from `Last-Event-ID` out of a bounded
-    replay buffer. A client that falls far behind is dropped with a final
-    comment rather than slowing the others.
+    replay buffer, at the pace the client reads. A client that falls far
+    behind live events is dropped with a final comment rather than slowing
+    the others.
 
     **Long operations.** Some requests take as long as they ask or as the
     radio needs: `POST /v1/scan` answers after its `duration_ms` (up to 60 s),
@@ -645,8 +646,15 @@ paths:
         resolved services and characteristic values (notifications,
         indications and read results: BlueZ reports them alike), each with a
         gateway-wide `id`. `Last-Event-ID` (header or query) replays what is still in the
-        bounded buffer; if events were dropped from it since, a `replay-gap`
-        event (a `ReplayGap`) comes first. `bluez-state` says when BlueZ
+        bounded buffer (`--replay-buffer`), however much that is: the replay goes at
+        the pace the client reads, and live events follow it with no gap and no
+        duplicate, in id order. A client catching up is never dropped as too slow.
+        If events after the requested id were dropped from the buffer, a
+        `replay-gap` event (a `ReplayGap`, with no `id`) comes first; one also
+        comes mid-replay if the client reads the backlog more slowly than new
+        events push the oldest out, and first when the id is one this gateway
+        never gave (from before a restart).
+        `bluez-state` says when BlueZ
         becomes unreachable (`state`: `bus-unavailable`,
         `bluetoothd-unavailable`) and reachable again (`available`), with a
         `detail`. When the gateway stops, every stream gets
@@ -1229,10 +1237,11 @@ components:
         encoding: { $ref: "#/components/schemas/Encoding" }
     ReplayGap:
       type: object
+      description: Events the stream asked for that the gateway no longer keeps.
       required: [last_event_id, oldest_available]
       properties:
-        last_event_id: { type: integer }
-        oldest_available: { type: integer }
+        last_event_id: { type: integer, description: "The id the replay went on from (at first, the one requested)." }
+        oldest_available: { type: integer, description: The id of the oldest event still kept; the replay goes on with it. }
 
     EventID:
       type: string
@@ -1265,17 +1274,21 @@ components:
       required: [event, data]
       properties:
         id: { $ref: "#/components/schemas/EventID" }
-        event: { type: string, enum: [notification, subscription-ended] }
+        event: { type: string, enum: [notification, subscription-interrupted, subscription-resumed, subscription-ended] }
         data: { type: string, contentMediaType: application/json }
       allOf:
         - if: { properties: { event: { const: notification } } }
           then:
             properties:
               data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/Notification" } }
-        - if: { properties: { event: { const: subscription-ended } } }
+        - if: { properties: { event: { enum: [subscription-interrupted, subscription-ended] } } }
           then:
             properties:
               data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/SubscriptionEnded" } }
+        - if: { properties: { event: { const: subscription-resumed } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { type: object, maxProperties: 0 } }
     GatewayStreamEvent:
       type: object
       description: One event of `GET /v1/events`, as an SSE client reads it; `data` is JSON.
@@ -1285,14 +1298,19 @@ components:
         event:
           anyOf:
             - { $ref: "#/components/schemas/EventType" }
-            - { const: replay-gap }
+            - { enum: [replay-gap, gateway-stopping] }
         data: { type: string, contentMediaType: application/json }
       allOf:
         - if: { properties: { event: { const: replay-gap } } }
           then:
             properties:
               data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ReplayGap" } }
-          else:
+        - if: { properties: { event: { const: gateway-stopping } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanStopped" } }
+        - if: { properties: { event: { not: { enum: [replay-gap, gateway-stopping] } } } }
+          then:
             properties:
               data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/GatewayEvent" } }
 

@@ -15,7 +15,7 @@ extension Gateway {
             let body = try JSONBody(
                 request, allowed: ["duration_ms", "services", "name", "name_prefix", "rssi", "manufacturer", "adapter"],
                 optional: true)
-            let limit = Int(configuration.maximumScanDuration.components.seconds) * 1000
+            let limit = configuration.maximumScanDuration.milliseconds
             let duration = try body.int("duration_ms", in: 100...limit).map { Duration.milliseconds($0) }
                 ?? configuration.defaultScanDuration
             var filter = DiscoveryFilter()
@@ -36,10 +36,9 @@ extension Gateway {
             }
             let adapter = bodyAdapter ?? queryAdapter ?? configuration.defaultAdapter
             let devices = try await central.discover(adapter: adapter, filter: filter, duration: duration)
-            let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
             return .json(
                 .object([
-                    ("duration_ms", .int(milliseconds)),
+                    ("duration_ms", .int(duration.milliseconds)),
                     ("devices", .array(devices.map { ModelJSON.device($0, encoding: .hex) })),
                 ]))
         }
@@ -64,7 +63,7 @@ extension Gateway {
                 case .resumed:
                     (type, data) = ("scan-resumed", .object([]))
                 }
-                guard writer.write(ServerSentEvent(id: String(log.nextID()), event: type, data: data.text)) else { return }
+                guard writer.write(data.eventFrame(id: log.nextID(), event: type)) else { return }
             }
             // The session ended underneath the stream (the gateway is stopping).
             writer.write(Self.scanStopped(log, .gatewayStopping))

@@ -109,8 +109,7 @@ extension Request {
 
     /// `?timeout_ms=`, bounded by the gateway's maximum.
     func timeout(maximum: Duration) throws(Problem) -> Duration? {
-        let limit = Int(maximum.components.seconds) * 1000
-        return try integer("timeout_ms", in: 1...max(1, limit)).map { Duration.milliseconds($0) }
+        return try integer("timeout_ms", in: 1...max(1, maximum.milliseconds)).map { Duration.milliseconds($0) }
     }
 
     /// `?duration_ms=` of a stream: how long it stays open at most (a day

@@ -134,7 +134,7 @@ final class NotificationHub: Sendable {
     private func deliver(_ value: CharacteristicValue, path: ObjectPath, log: EventLog) {
         let writers = channels.withLock { $0.byPath[path]?.writers.values.map { $0 } ?? [] }
         guard !writers.isEmpty else { return }
-        let id = String(log.nextID())
+        let id = log.nextID()
         // At most one frame per encoding; a linear search of that short list
         // costs less than hashing the encoding once per stream.
         var frames: [(encoding: ByteEncoding, bytes: [UInt8])] = []
@@ -143,21 +143,14 @@ final class NotificationHub: Sendable {
                 writer.write(frame.bytes)
                 continue
             }
-            let bytes = ServerSentEvent(id: id, event: "notification", data: Self.json(value, encoding)).encoded
+            let bytes = Self.json(value, encoding).eventFrame(id: id, event: "notification")
             frames.append((encoding, bytes))
             writer.write(bytes)
         }
     }
 
-    static func json(_ value: CharacteristicValue, _ encoding: ByteEncoding) -> String {
-        var members: [(String, JSON)] = [
-            ("address", .string(value.device.description)), ("adapter", .string(value.adapter)),
-        ]
-        if let service = value.service { members.append(("service", .string(service.uuidString))) }
-        members.append(("characteristic", .string(value.characteristic.uuidString)))
-        if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
-        members += encoding.members(value.value) + [("timestamp", ModelJSON.timestamp(value.timestamp))]
-        return JSON.object(members).text
+    static func json(_ value: CharacteristicValue, _ encoding: ByteEncoding) -> JSON {
+        .object(ModelJSON.characteristicValue(value, encoding: encoding) + [("timestamp", ModelJSON.timestamp(value.timestamp))])
     }
 
     private static func end(_ writer: StreamWriter, reason: String, detail: String, log: EventLog) {
