@@ -29,6 +29,11 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(
             name: "HTTPServer",
@@ -39,6 +44,12 @@ let package = Package(
             ]
         ),
         .target(name: "BlueZ", dependencies: ["DBus"]),
+        // Kept connections, standing subscriptions and the event log, in
+        // SQLite: knows nothing of HTTP, D-Bus or Bluetooth.
+        .target(
+            name: "PersistedState",
+            dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]
+        ),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
         .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
@@ -79,6 +90,14 @@ let package = Package(
             name: "BlueZIntegrationTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
         ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+        // A program the store's tests run and kill (SIGKILL mid-append), or
+        // run as another user (a directory it cannot write).
+        .executableTarget(
+            name: "persisted-state-probe", dependencies: ["PersistedState"], path: "Tests/PersistedStateProbe"
+        ),
+        .testTarget(
+            name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
+        ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.

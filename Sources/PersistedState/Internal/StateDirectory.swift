@@ -1,0 +1,71 @@
+import Glibc
+
+/// The state directory: created if missing, and locked so that one process
+/// at a time uses it.
+enum StateDirectory {
+    /// Creates `directory` and its missing parents (mode 0750).
+    static func create(_ directory: String) throws(StoreError) {
+        guard !directory.isEmpty else {
+            throw StoreError(code: .unwritable, path: directory, message: "the state directory must not be empty")
+        }
+        var prefix = directory.hasPrefix("/") ? "" : "."
+        for component in directory.split(separator: "/") {
+            prefix += "/" + component
+            var status = stat()
+            if stat(prefix, &status) == 0 {
+                guard status.st_mode & S_IFMT == S_IFDIR else {
+                    throw StoreError(
+                        code: .unwritable, path: directory,
+                        message: "cannot use the state directory \(directory): \(prefix) is not a directory. Choose another with --state-dir.")
+                }
+                continue
+            }
+            if mkdir(prefix, 0o750) != 0 && errno != EEXIST {
+                throw StoreError(
+                    code: .unwritable, path: directory,
+                    message: """
+                        cannot create the state directory \(directory) (\(String(cString: strerror(errno)))). Create it \
+                        and give the gateway's user write access (in a container, mount a volume there), or choose \
+                        another with --state-dir.
+                        """)
+            }
+        }
+    }
+
+    /// Takes the directory's exclusive lock and returns its descriptor,
+    /// which holds the lock until closed (a killed process's lock goes with
+    /// it).
+    ///
+    /// A lock file of its own, not the database: SQLite's POSIX locks on the
+    /// database would be dropped when any other descriptor of this process
+    /// on that file closed.
+    static func lock(_ directory: String, databasePath: String) throws(StoreError) -> Int32 {
+        let lockPath = directory.hasSuffix("/") ? directory + Store.lockFileName : directory + "/" + Store.lockFileName
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
+        guard descriptor >= 0 else {
+            throw StoreError(
+                code: .unwritable, path: directory,
+                message: """
+                    the state directory \(directory) cannot be written (\(lockPath): \
+                    \(String(cString: strerror(errno)))). Give the gateway's user write access to it (in a \
+                    container, mount a writable volume there), or choose another with --state-dir.
+                    """)
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let reason = errno
+            close(descriptor)
+            if reason == EWOULDBLOCK {
+                throw StoreError(
+                    code: .inUse, path: databasePath,
+                    message: """
+                        the state store \(databasePath) is in use by another process (another blegateway with the same \
+                        --state-dir?). Stop it, or give this one a directory of its own.
+                        """)
+            }
+            throw StoreError(
+                code: .io, path: lockPath,
+                message: "cannot lock \(lockPath): \(String(cString: strerror(reason)))")
+        }
+        return descriptor
+    }
+}
