@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
+        .library(name: "PersistedState", targets: ["PersistedState"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
     ],
