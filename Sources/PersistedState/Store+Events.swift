@@ -20,7 +20,19 @@ extension Store {
     public func append(
         type: String, device: String? = nil, attribute: String? = nil, data: [UInt8], timestamp: Date = Date()
     ) -> UInt64 {
-        worker.append(type: type, device: device, attribute: attribute, data: data, timestamp: timestamp)
+        worker.append(type: type, device: device, attribute: attribute, data: .bytes(data), timestamp: timestamp)
+    }
+
+    /// Appends an event whose JSON is made by `data` on the store's thread,
+    /// when its batch is committed: the producer pays only for queueing,
+    /// not for encoding. `data` must not block, and must give the same bytes
+    /// a stream would send for the event.
+    @discardableResult
+    public func append(
+        type: String, device: String? = nil, attribute: String? = nil, timestamp: Date = Date(),
+        data: @escaping @Sendable () -> [UInt8]
+    ) -> UInt64 {
+        worker.append(type: type, device: device, attribute: attribute, data: .deferred(data), timestamp: timestamp)
     }
 
     /// Hands out the next id without storing an event (for an event sent to

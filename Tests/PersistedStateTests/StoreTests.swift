@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 @testable import PersistedState
 import TestSupport
@@ -99,6 +100,21 @@ import TestSupport
         #expect(try await store.events(after: 0) == events)
         #expect(store.eventLogSummary == EventLogSummary(count: 3, oldestID: 1, newestID: 3))
         #expect(store.append(type: "after-restart", data: []) == 4)
+        await store.close()
+    }
+
+    @Test func anEventsJSONCanBeMadeOnTheStoresThread() async throws {
+        let temporary = try TemporaryDirectory()
+        let store = try Store.open(directory: temporary.path, options: testOptions())
+        let producer = pthread_self()
+        let madeElsewhere = Mutex<Bool?>(nil)
+        let id = store.append(type: "deferred", device: "AA:BB:CC:DD:EE:01") {
+            madeElsewhere.withLock { $0 = pthread_equal(pthread_self(), producer) == 0 }
+            return Array(#"{"made":"late"}"#.utf8)
+        }
+        try await store.waitUntilCommitted(id)
+        #expect(madeElsewhere.withLock { $0 } == true)
+        #expect(try await store.events(after: 0).map(\.data) == [Array(#"{"made":"late"}"#.utf8)])
         await store.close()
     }
 

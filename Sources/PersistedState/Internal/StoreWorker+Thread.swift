@@ -187,7 +187,7 @@ extension StoreWorker {
                 for event in events {
                     try statements.insertEvent.bind(
                         .integer(Int64(event.id)), .text(event.type), .optionalText(event.device),
-                        .optionalText(event.attribute), .blob(event.data), .integer(event.timestamp.storedMicroseconds)
+                        .optionalText(event.attribute), .blob(event.data.bytes), .integer(event.timestamp.storedMicroseconds)
                     ).run()
                 }
                 try statements.updateNextID.bind(.integer(Int64(through + 1))).run()

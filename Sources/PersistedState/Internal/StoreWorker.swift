@@ -23,8 +23,22 @@ final class StoreWorker: Sendable {
         let type: String
         let device: String?
         let attribute: String?
-        let data: [UInt8]
+        let data: Payload
         let timestamp: Date
+    }
+
+    /// An event's JSON: given, or made on the store's thread when its batch
+    /// is committed (so the producer does not pay for encoding).
+    enum Payload: Sendable {
+        case bytes([UInt8])
+        case deferred(@Sendable () -> [UInt8])
+
+        var bytes: [UInt8] {
+            switch self {
+            case .bytes(let bytes): bytes
+            case .deferred(let make): make()
+            }
+        }
     }
 
     /// Work run on the thread; it resumes its caller itself.
@@ -78,7 +92,7 @@ final class StoreWorker: Sendable {
     // MARK: Callers' side
 
     /// Queues an event; never blocks on the disk.
-    func append(type: String, device: String?, attribute: String?, data: [UInt8], timestamp: Date) -> UInt64 {
+    func append(type: String, device: String?, attribute: String?, data: Payload, timestamp: Date) -> UInt64 {
         let (id, wake, startedDropping) = state.withLock { state -> (UInt64, Bool, Bool) in
             let id = state.nextID
             state.nextID += 1
