@@ -61,6 +61,11 @@ extension StoreError {
                     or choose another directory with --state-dir.
                     """,
                 sqliteCode: error.code)
+        } else if error.isFull {
+            self.init(
+                code: .io, path: path,
+                message: "the state store \(path) cannot grow: the disk is full (\(error.message)). Free some space.",
+                sqliteCode: error.code)
         } else {
             self.init(
                 code: .io, path: path, message: "the state store \(path) failed: \(error.message)", sqliteCode: error.code)

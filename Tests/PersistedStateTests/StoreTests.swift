@@ -213,6 +213,33 @@ import TestSupport
         await store.close()
     }
 
+    @Test func aFullQueueDropsEventsWithoutBlockingAndSaysWhichWereLost() async throws {
+        let temporary = try TemporaryDirectory()
+        // Nothing is due until someone waits: the queue only fills.
+        let store = try Store.open(
+            directory: temporary.path,
+            options: testOptions {
+                $0.maximumQueuedEvents = 10
+                $0.batchInterval = .seconds(3_600)
+            })
+        let ids = (1...25).map { store.append(type: "n", data: Array("\($0)".utf8)) }
+        #expect(ids == Array(1...25))
+        try await store.waitUntilCommitted(10)
+        do {
+            try await store.waitUntilCommitted(11)
+            Issue.record("a dropped event was acknowledged")
+        } catch {
+            #expect(error.code == .dropped, "\(error)")
+        }
+        #expect(store.statistics.lost == 15)
+        #expect(try await store.events(after: 0).map(\.id) == Array(1...10))
+        // Room again once the queue is committed.
+        let next = store.append(type: "n", data: [])
+        try await store.waitUntilCommitted(next)
+        #expect(try await store.events(after: 10).map(\.id) == [26])
+        await store.close()
+    }
+
     @Test func aClosedStoreRefusesWorkAndSaysSo() async throws {
         let temporary = try TemporaryDirectory()
         let store = try Store.open(directory: temporary.path, options: testOptions())

@@ -26,9 +26,12 @@ struct SQLiteError: Error, CustomStringConvertible {
     /// The file is not a database, or is damaged.
     var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
 
+    /// The file system is full.
+    var isFull: Bool { primaryCode == SQLITE_FULL }
+
     /// The file or its directory cannot be written (or opened at all).
     var isAccessProblem: Bool {
         primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_PERM
-            || primaryCode == SQLITE_AUTH || primaryCode == SQLITE_IOERR
+            || primaryCode == SQLITE_AUTH
     }
 }

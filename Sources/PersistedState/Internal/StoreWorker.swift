@@ -109,8 +109,9 @@ final class StoreWorker: Sendable {
                             """)
                 Self.recordFailure(id...id, reason, in: &state)
                 state.statistics.lost += 1
-                defer { state.dropping = true }
-                return (id, false, !state.dropping && !state.closing)
+                let firstOfEpisode = !state.closing && !state.dropping
+                if !state.closing { state.dropping = true }
+                return (id, false, firstOfEpisode)
             }
             state.queue.append(
                 PendingEvent(id: id, type: type, device: device, attribute: attribute, data: data, timestamp: timestamp))
