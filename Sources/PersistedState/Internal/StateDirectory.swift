@@ -51,7 +51,18 @@ enum StateDirectory {
                     container, mount a writable volume there), or choose another with --state-dir.
                     """)
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        // A child this process is starting holds a copy of the descriptor of
+        // a store just closed until it runs exec (the lock belongs to the
+        // open file, which both share): so a held lock is tried again for
+        // a moment before it counts as another process's.
+        var result = flock(descriptor, LOCK_EX | LOCK_NB)
+        var attempts = 0
+        while result != 0, errno == EWOULDBLOCK, attempts < 100 {
+            attempts += 1
+            usleep(20_000)
+            result = flock(descriptor, LOCK_EX | LOCK_NB)
+        }
+        guard result == 0 else {
             let reason = errno
             close(descriptor)
             if reason == EWOULDBLOCK {
