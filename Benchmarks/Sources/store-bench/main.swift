@@ -39,7 +39,7 @@ func milliseconds(_ duration: Duration) -> Double {
 /// Appends `count` events as fast as one task can (the queue holds them
 /// all), then waits for the last commit: the producer's cost per append and
 /// the writer's best rate.
-func flatOut(_ options: StoreOptions, count: Int = 500_000) async throws -> String {
+func flatOut(_ options: StoreOptions, deferred: Bool = false, count: Int = 500_000) async throws -> String {
     let directory = temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     var options = options
@@ -47,7 +47,16 @@ func flatOut(_ options: StoreOptions, count: Int = 500_000) async throws -> Stri
     let store = try Store.open(directory: directory, options: options)
     let clock = ContinuousClock()
     let start = clock.now
-    for _ in 0..<count { store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: sample) }
+    if deferred {
+        // The JSON made on the store's thread, as the gateway would hand it.
+        for _ in 0..<count {
+            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37") { sample }
+        }
+    } else {
+        for _ in 0..<count {
+            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: sample)
+        }
+    }
     let producerTime = clock.now - start
     try await store.flush()
     let total = clock.now - start
@@ -56,7 +65,8 @@ func flatOut(_ options: StoreOptions, count: Int = 500_000) async throws -> Stri
     let nsPerAppend = milliseconds(producerTime) * 1e6 / Double(count)
     let committedPerSecond = Double(statistics.committed) / (milliseconds(total) / 1000)
     return String(
-        format: "| flat out | %@ | %.0f ms | %.0f ns | %.0f | %llu | %d | %llu |", options.durability.rawValue,
+        format: "| flat out%@ | %@ | %.0f ms | %.0f ns | %.0f | %llu | %d | %llu |", deferred ? ", JSON deferred" : "",
+        options.durability.rawValue,
         milliseconds(options.batchInterval), nsPerAppend, committedPerSecond, statistics.batches,
         statistics.largestBatch, statistics.lost)
 }
@@ -73,6 +83,7 @@ func steady(_ options: StoreOptions, rate: Int) async throws -> String {
     var latencies: [Double] = []
     var maximumQueue: UInt64 = 0
     let watchers = ManagedLatencies()
+    let cpuBefore = cpuSeconds()
     while clock.now < end {
         let owed = Int(Double(rate) * milliseconds(clock.now - start) / 1000) - appended
         if owed > 0 {
@@ -93,16 +104,25 @@ func steady(_ options: StoreOptions, rate: Int) async throws -> String {
         maximumQueue = max(maximumQueue, statistics.appended - statistics.committed - statistics.lost)
         try await Task.sleep(for: .milliseconds(1))
     }
+    let cpu = cpuSeconds() - cpuBefore
     try await store.flush()
     try await Task.sleep(for: .milliseconds(50))
     latencies = watchers.values
     let statistics = store.statistics
     await store.close()
     return String(
-        format: "| %d/s steady | %@ | %.0f ms | %d | %.0f | %llu | %d | %llu | queue max %llu, commit wait p50 %.1f ms, p99 %.1f ms |",
+        format: "| %d/s steady | %@ | %.0f ms | %d | %.0f | %llu | %d | %llu | queue max %llu, awaited commit p50 %.1f ms, p99 %.1f ms, CPU %.0f%% of a core (producer and writer) |",
         rate, options.durability.rawValue, milliseconds(options.batchInterval), appended,
         Double(statistics.batches) / seconds, statistics.batches, statistics.largestBatch, statistics.lost, maximumQueue,
-        percentile(latencies, 0.5), percentile(latencies, 0.99))
+        percentile(latencies, 0.5), percentile(latencies, 0.99), cpu / seconds * 100)
+}
+
+/// User and system CPU time of this process so far.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 /// Commit latencies gathered from detached tasks.
@@ -125,6 +145,7 @@ for durability in [StoreOptions.Durability.full, .normal] {
         print(try await flatOut(options))
     }
 }
+print(try await flatOut(StoreOptions(), deferred: true))
 print("")
 print("| run | durability | batch interval | events | transactions/s | batches | largest batch | lost | notes |")
 print("|---|---|---|---|---|---|---|---|---|")
