@@ -42,8 +42,8 @@ extension Central {
     ///
     /// bluetoothd creates a device object only for an address it has heard
     /// (or was given by `Adapter1.ConnectDevice`, which 5.66 offers only
-    /// when started with `--experimental`: src/adapter.c, the method's
-    /// `G_DBUS_METHOD_FLAG_EXPERIMENTAL`). So this runs a discovery session
+    /// when started with `--experimental`: src/adapter.c declares it with
+    /// `GDBUS_EXPERIMENTAL_ASYNC_METHOD`). So this runs a discovery session
     /// filtered to the address, sharing the adapter's discovery with every
     /// other session, until the device is reported or the deadline passes
     /// (`.timeout`). The session ends as soon as this returns.
