@@ -109,6 +109,7 @@ import Testing
         // A scan of another client's keeps running through it.
         let session = try await harness.central.scan(filter: DiscoveryFilter())
         let watcher = Task { for await _ in session {} }
+        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == true })
         await #expect {
             try await harness.central.connect(nowhere, timeout: .milliseconds(500))
         } throws: { ($0 as? BlueZError)?.code == .timeout }
