@@ -7,9 +7,9 @@
 #   make bench  the benchmarks (release builds; bench-results/<time>/report.md)
 
 SWIFT ?= swift
-# Debian packages that building and running the gateway need: the two C
-# libraries' headers, and dbus-daemon for `--simulate`'s private bus.
-BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon
+# Debian packages that building and running the gateway need: the C
+# libraries' headers (libdbus, libmicrohttpd, libsqlite3), and dbus-daemon for `--simulate`'s private bus.
+BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev dbus-daemon
 # What the tests need as well. They drive real programs: busctl and gdbus
 # (independent D-Bus clients), bluetoothctl from bluez (the real BlueZ client,
 # against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
+        .library(name: "PersistedState", targets: ["PersistedState"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
     ],
@@ -36,6 +37,11 @@ let package = Package(
         .target(
             name: "AsyncPrimitives", dependencies: [.product(name: "DequeModule", package: "swift-collections")]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "DBus", dependencies: ["CDBus", "AsyncPrimitives"]),
         .target(
             name: "HTTPServer",
@@ -46,6 +52,12 @@ let package = Package(
             ]
         ),
         .target(name: "BlueZ", dependencies: ["DBus", "AsyncPrimitives"]),
+        // Kept connections, standing subscriptions and the event log, in
+        // SQLite: knows nothing of HTTP, D-Bus or Bluetooth.
+        .target(
+            name: "PersistedState",
+            dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]
+        ),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
         .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
@@ -90,6 +102,14 @@ let package = Package(
             name: "BlueZIntegrationTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
         ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+        // A program the store's tests run and kill (SIGKILL mid-append), or
+        // run as another user (a directory it cannot write).
+        .executableTarget(
+            name: "persisted-state-probe", dependencies: ["PersistedState"], path: "Tests/PersistedStateProbe"
+        ),
+        .testTarget(
+            name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
+        ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.

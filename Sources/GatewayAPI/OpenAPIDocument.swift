@@ -374,6 +374,11 @@ paths:
         Returns once the device is connected and its GATT services are
         resolved. Already connected devices answer at once. On timeout the
         attempt is cancelled.
+
+        An address BlueZ does not list yet (never scanned, or forgotten) is
+        looked for first: the gateway scans, sharing discovery with any
+        running scan, until the device advertises, then connects, all
+        within the timeout. A device that is not heard in time is a 504.
       parameters:
         - $ref: "#/components/parameters/Timeout"
       responses:

@@ -146,6 +146,21 @@ import Testing
         await gateway.stop()
     }
 
+    @Test func connectFindsAnAddressNotScannedAndTimesOutOnOneNeverHeard() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        // Never scanned: BlueZ does not list it until it is heard.
+        expectProblem(try await gateway.get("/v1/devices/\(TestScenario.strap)"), 404, "not-found")
+        let connected = try await gateway.request("POST", "/v1/devices/\(TestScenario.strap)/connect?timeout_ms=20000")
+        #expect(connected.status == 200, "\(connected)")
+        #expect(connected.object["connected"] as? Bool == true)
+        #expect(connected.object["services_resolved"] as? Bool == true)
+
+        let nowhere = try await gateway.request("POST", "/v1/devices/12:34:56:78:9A:BC/connect?timeout_ms=400")
+        expectProblem(nowhere, 504, "timeout")
+        #expect((nowhere.object["detail"] as? String)?.contains("12:34:56:78:9A:BC") == true, "\(nowhere)")
+        await gateway.stop()
+    }
+
     @Test func bluetoothdGoneIs503() async throws {
         let gateway = try await GatewayUnderTest.start()
         await gateway.simulator.stop()
