@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
     ],
@@ -29,7 +30,17 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         .target(name: "DBus", dependencies: ["CDBus"]),
+        // MQTT knows nothing of Bluetooth or HTTP.
+        .target(
+            name: "MQTT",
+            dependencies: ["CMosquitto", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         .target(
             name: "HTTPServer",
             dependencies: [
@@ -80,6 +91,7 @@ let package = Package(
         ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.
         .testTarget(
