@@ -12,7 +12,7 @@ SWIFT ?= swift
 # clients), bluetoothctl from bluez (the real BlueZ client, against the
 # simulator), curl, wrk and openssl (HTTP and TLS clients), jq (the e2e
 # checks read the API's JSON with it).
-APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev dbus-daemon dbus-bin systemd bluez \
+APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libmosquitto-dev mosquitto mosquitto-clients dbus-daemon dbus-bin systemd bluez \
 	libglib2.0-bin curl wrk openssl jq
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

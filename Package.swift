@@ -91,7 +91,10 @@ let package = Package(
         ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        // A process of its own that uses MQTT (Last Will tests, throughput).
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),
+        // Real mosquitto brokers; depends on mqtt-probe only so that it is built first.
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "mqtt-probe"]),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.
         .testTarget(

@@ -32,6 +32,7 @@ static const int CMOSQ_PROP_CONTENT_TYPE = MQTT_PROP_CONTENT_TYPE;
 static const int CMOSQ_PROP_RESPONSE_TOPIC = MQTT_PROP_RESPONSE_TOPIC;
 static const int CMOSQ_PROP_CORRELATION_DATA = MQTT_PROP_CORRELATION_DATA;
 static const int CMOSQ_PROP_USER_PROPERTY = MQTT_PROP_USER_PROPERTY;
+static const int CMOSQ_PROP_SESSION_EXPIRY_INTERVAL = MQTT_PROP_SESSION_EXPIRY_INTERVAL;
 
 /// mosquitto_int_option with the option as an int (the enum does not
 /// convert implicitly from Swift).

@@ -23,6 +23,13 @@ public struct Configuration: Sendable {
     /// True: the broker keeps no session across connections (the client
     /// subscribes again after each reconnect, which it does anyway).
     public var cleanStart: Bool
+    /// MQTT 5: seconds the broker keeps the session (subscriptions and the
+    /// QoS 1/2 messages for them) after the connection ends; nil for 0, the
+    /// session ends with the connection. With `cleanStart` false and this
+    /// set, messages published while this client is away wait for it.
+    /// (Under MQTT 3.1.1, a session without clean start lasts until the
+    /// broker expires it.)
+    public var sessionExpiryInterval: UInt32?
     /// The wait before the first reconnect attempt; it doubles after each
     /// failure up to `maximumReconnectDelay`, and starts over after a
     /// connection succeeds.
@@ -60,6 +67,7 @@ public struct Configuration: Sendable {
     public init(
         broker: BrokerURL, clientID: String, credentials: Credentials? = nil, tls: TLSFiles = TLSFiles(),
         keepAlive: Int = 30, protocolVersion: ProtocolVersion = .v5, will: Will? = nil, cleanStart: Bool = true,
+        sessionExpiryInterval: UInt32? = nil,
         reconnectDelay: Duration = .milliseconds(500), maximumReconnectDelay: Duration = .seconds(30),
         inFlightLimit: Int = 100, outboxCapacity: Int = 10_000
     ) {
@@ -71,6 +79,7 @@ public struct Configuration: Sendable {
         self.protocolVersion = protocolVersion
         self.will = will
         self.cleanStart = cleanStart
+        self.sessionExpiryInterval = sessionExpiryInterval
         self.reconnectDelay = reconnectDelay
         self.maximumReconnectDelay = maximumReconnectDelay
         self.inFlightLimit = inFlightLimit

@@ -72,8 +72,7 @@ extension ClientCore {
         while !stopRequested {
             setConnection(.connecting)
             let connectsBefore = state.withLock { $0.statistics.connections }
-            var result = mosquitto_connect_bind_v5(
-                handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive), nil, nil)
+            var result = connect(broker)
             if result == CMOSQ_ERR_SUCCESS {
                 var disconnectSent = false
                 repeat {
@@ -114,6 +113,19 @@ extension ClientCore {
         }
         for observer in observers { observer.finish() }
         for waiter in waiters { waiter.resume(throwing: MQTTError(.stopped, "the MQTT client was stopped")) }
+    }
+
+    /// `mosquitto_connect_bind_v5`: a blocking connect, TLS handshake and
+    /// CONNECT (the CONNACK arrives later, in `mosquitto_loop`).
+    private func connect(_ broker: BrokerURL) -> Int32 {
+        var list: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&list) }
+        if configuration.protocolVersion == .v5, let expiry = configuration.sessionExpiryInterval {
+            let added = mosquitto_property_add_int32(&list, CMOSQ_PROP_SESSION_EXPIRY_INTERVAL, expiry)
+            guard added == CMOSQ_ERR_SUCCESS else { return added }
+        }
+        return mosquitto_connect_bind_v5(
+            handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive), nil, list)
     }
 
     /// Sleeps the backoff delay (doubling per failed attempt, capped), or

@@ -1,0 +1,74 @@
+import Foundation
+import MQTT
+import Synchronization
+import TestSupport
+
+/// Messages a handler received, for a test to wait on.
+final class Inbox: Sendable {
+    private let messages = Mutex<[Message]>([])
+
+    var handler: @Sendable (Message) -> Void { { [self] message in messages.withLock { $0.append(message) } } }
+    var all: [Message] { messages.withLock { $0 } }
+
+    /// Waits until at least `count` messages arrived (or 30 s passed) and
+    /// returns those that did.
+    func wait(for count: Int, timeout: Duration = .seconds(30)) async -> [Message] {
+        await waitUntil(timeout: timeout) { self.all.count >= count }
+        return all
+    }
+}
+
+/// Waits until `condition` holds or `timeout` passes; returns whether it held.
+@discardableResult
+func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+extension Broker {
+    /// A started client of this broker.
+    func client(
+        _ id: String, configure: (inout Configuration) throws -> Void = { _ in }
+    ) throws -> Client {
+        var configuration = Configuration(
+            broker: try BrokerURL(parsing: url), clientID: id, reconnectDelay: .milliseconds(100),
+            maximumReconnectDelay: .milliseconds(500))
+        try configure(&configuration)
+        let client = try Client(configuration: configuration)
+        client.start()
+        return client
+    }
+
+    /// `mosquitto_sub` (MQTT 5) on `topic` with `arguments`, once the broker
+    /// shows its subscription. It prints each message as `format`.
+    func mosquittoSub(
+        _ topic: String, id: String, format: String = "%t %p", arguments: [String] = []
+    ) async throws -> ChildProcess {
+        let child = try ChildProcess(
+            ["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-V", "mqttv5", "-q", "1", "-i", id, "-t", topic,
+             "-F", format] + arguments)
+        guard await waitForSubscription(client: id, filter: topic) else {
+            throw BrokerError("mosquitto_sub did not subscribe: \(child.standardError)\n\(log)")
+        }
+        return child
+    }
+
+    /// Runs `mosquitto_pub` (MQTT 5) with `arguments` and waits for it.
+    func mosquittoPub(_ arguments: [String]) async throws {
+        let result = try await run(
+            ["mosquitto_pub", "-h", "127.0.0.1", "-p", "\(port)", "-V", "mqttv5"] + arguments)
+        guard result.status == 0 else { throw BrokerError("mosquitto_pub failed: \(result.error)") }
+    }
+}
+
+/// The built `mqtt-probe` beside this test binary.
+var probeExecutable: String {
+    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+    return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("mqtt-probe").path
+}
+
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
