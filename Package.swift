@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
         .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
     ],
@@ -67,6 +68,9 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // Gateway events and commands over MQTT: a sibling of GatewayAPI's
+        // routes, through its public hooks (Sources/GatewayAPI/Bridging).
+        .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "MQTT"]),
         .executableTarget(
             name: "blegateway",
             dependencies: [
