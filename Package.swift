@@ -80,7 +80,7 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["DBus", "CDBus", "MQTT"], path: "Tests/Support"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "HTTPServerTests",
@@ -99,6 +99,10 @@ let package = Package(
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),
         // Real mosquitto brokers; depends on mqtt-probe only so that it is built first.
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "mqtt-probe"]),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: ["MQTTBridge", "MQTT", "GatewayAPI", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+        ),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.
         .testTarget(

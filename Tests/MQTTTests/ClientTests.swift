@@ -235,7 +235,7 @@ import Testing
         #expect(await inbox.wait(for: 10).count == 10)
 
         await broker.stop()
-        #expect(await waitUntil { !publisher.connectionState.isConnected })
+        #expect(await waitForCondition { !publisher.connectionState.isConnected })
         for index in 10..<30 {
             #expect(try publisher.publish("stream/a", payload: bytes("\(index)"), qos: .atLeastOnce) == .sent)
         }
@@ -251,7 +251,7 @@ import Testing
         let statistics = publisher.statistics
         #expect(statistics.acknowledged == 30 && statistics.droppedWhileDisconnected == 1)
         #expect(statistics.connections == 2)
-        #expect(await waitUntil { states.seen.filter { $0 == .connected }.count == 2 })
+        #expect(await waitForCondition { states.seen.filter { $0 == .connected }.count == 2 })
         #expect(states.seen.contains { if case .disconnected = $0 { true } else { false } })
         await publisher.stop()
         await subscriber.stop()

@@ -1,26 +1,26 @@
 import Foundation
 import MQTT
 import Synchronization
-import TestSupport
 
 /// Messages a handler received, for a test to wait on.
-final class Inbox: Sendable {
+public final class Inbox: Sendable {
+    public init() {}
     private let messages = Mutex<[Message]>([])
 
-    var handler: @Sendable (Message) -> Void { { [self] message in messages.withLock { $0.append(message) } } }
-    var all: [Message] { messages.withLock { $0 } }
+    public var handler: @Sendable (Message) -> Void { { [self] message in messages.withLock { $0.append(message) } } }
+    public var all: [Message] { messages.withLock { $0 } }
 
     /// Waits until at least `count` messages arrived (or 30 s passed) and
     /// returns those that did.
-    func wait(for count: Int, timeout: Duration = .seconds(30)) async -> [Message] {
-        await waitUntil(timeout: timeout) { self.all.count >= count }
+    public func wait(for count: Int, timeout: Duration = .seconds(30)) async -> [Message] {
+        await waitForCondition(timeout: timeout) { self.all.count >= count }
         return all
     }
 }
 
 /// Waits until `condition` holds or `timeout` passes; returns whether it held.
 @discardableResult
-func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+public func waitForCondition(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -31,7 +31,7 @@ func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async 
 
 extension Broker {
     /// A started client of this broker.
-    func client(
+    public func client(
         _ id: String, configure: (inout Configuration) throws -> Void = { _ in }
     ) throws -> Client {
         var configuration = Configuration(
@@ -45,7 +45,7 @@ extension Broker {
 
     /// `mosquitto_sub` (MQTT 5) on `topic` with `arguments`, once the broker
     /// shows its subscription. It prints each message as `format`.
-    func mosquittoSub(
+    public func mosquittoSub(
         _ topic: String, id: String, format: String = "%t %p", arguments: [String] = []
     ) async throws -> ChildProcess {
         let child = try ChildProcess(
@@ -58,17 +58,11 @@ extension Broker {
     }
 
     /// Runs `mosquitto_pub` (MQTT 5) with `arguments` and waits for it.
-    func mosquittoPub(_ arguments: [String]) async throws {
+    public func mosquittoPub(_ arguments: [String]) async throws {
         let result = try await run(
             ["mosquitto_pub", "-h", "127.0.0.1", "-p", "\(port)", "-V", "mqttv5"] + arguments)
         guard result.status == 0 else { throw BrokerError("mosquitto_pub failed: \(result.error)") }
     }
 }
 
-/// The built `mqtt-probe` beside this test binary.
-var probeExecutable: String {
-    let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-    return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("mqtt-probe").path
-}
-
-func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+public func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

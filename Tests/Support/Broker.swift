@@ -1,21 +1,20 @@
 import Foundation
 import Glibc
 import Synchronization
-import TestSupport
 
 /// A private mosquitto broker for one test: its own directory and config,
 /// a free loopback port, logging to standard error (unbuffered, unlike its
 /// standard output) (which tests read to
 /// know when a subscription is in place). `restart()` starts it again on the
 /// same port; with `persistent`, sessions and queued messages survive that.
-final class Broker: Sendable {
-    let directory: String
-    let port: Int
-    let configuration: String
+public final class Broker: Sendable {
+    public let directory: String
+    public let port: Int
+    public let configuration: String
     private let process: Mutex<ChildProcess?>
 
     /// Extra lines go in the listener's section of the config (TLS, auth).
-    static func start(persistent: Bool = false, listenerLines: [String] = [], files: [String: String] = [:])
+    public static func start(persistent: Bool = false, listenerLines: [String] = [], files: [String: String] = [:])
         async throws -> Broker
     {
         let directory = try makeTemporaryDirectory()
@@ -68,9 +67,9 @@ final class Broker: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    var url: String { "mqtt://127.0.0.1:\(port)" }
+    public var url: String { "mqtt://127.0.0.1:\(port)" }
     /// What the broker has logged since it was last started.
-    var log: String { process.withLock { $0?.standardError ?? "" } }
+    public var log: String { process.withLock { $0?.standardError ?? "" } }
 
     private func launch() async throws {
         let path = "\(directory)/mosquitto.conf"
@@ -89,7 +88,7 @@ final class Broker: Sendable {
 
     /// Stops the broker: SIGTERM (it saves its persistence file), then waits
     /// for it to exit.
-    func stop() async {
+    public func stop() async {
         guard let child = process.withLock({ $0 }) else { return }
         child.signal(SIGTERM)
         _ = await child.wait(timeout: .seconds(30))
@@ -97,18 +96,18 @@ final class Broker: Sendable {
     }
 
     /// Starts it again on the same port with the same config.
-    func restart() async throws {
+    public func restart() async throws {
         await stop()
         try await launch()
     }
 
     /// Waits until the broker's log shows `client` subscribed to `filter`.
-    func waitForSubscription(client: String, filter: String, timeout: Duration = .seconds(30)) async -> Bool {
+    public func waitForSubscription(client: String, filter: String, timeout: Duration = .seconds(30)) async -> Bool {
         await waitForLog { $0.contains("\(client) 0 \(filter)\n") || $0.contains("\(client) 1 \(filter)\n") || $0.contains("\(client) 2 \(filter)\n") }
     }
 
     /// Waits until the log satisfies `condition`.
-    func waitForLog(timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async -> Bool {
+    public func waitForLog(timeout: Duration = .seconds(30), _ condition: (String) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(log) { return true }
@@ -118,12 +117,12 @@ final class Broker: Sendable {
     }
 }
 
-struct BrokerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct BrokerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
-func makeTemporaryDirectory() throws -> String {
+public func makeTemporaryDirectory() throws -> String {
     var template = Array("\(NSTemporaryDirectory())/mqtt-test-XXXXXX".utf8CString)
     guard let pointer = mkdtemp(&template) else { throw BrokerError("mkdtemp failed") }
     let path = String(cString: pointer)
@@ -132,7 +131,7 @@ func makeTemporaryDirectory() throws -> String {
 }
 
 /// A loopback TCP port nobody listened on a moment ago.
-func freePort() throws -> Int {
+public func freePort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw BrokerError("socket failed") }
     defer { close(fd) }
@@ -152,7 +151,7 @@ func freePort() throws -> Int {
 }
 
 /// True when a TCP connection to the loopback port succeeds.
-func canConnect(_ port: Int) -> Bool {
+public func canConnect(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
