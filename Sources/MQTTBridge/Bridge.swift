@@ -86,7 +86,9 @@ public final class Bridge: Sendable {
                 try? await Task.sleep(for: interval / 4)
                 guard let self else { return }
                 let ready = self.throttle.withLock { $0.due(now: .now) }
-                for item in ready { _ = try? self.client.publish(item.topic, payload: Array(item.json.utf8)) }
+                for item in ready {
+                    _ = try? self.client.publish(item.topic, payload: Array(item.json.utf8), properties: Self.json)
+                }
             }
         }
         tasks.withLock { $0 += [announce, pump, flusher] }
@@ -120,12 +122,15 @@ public final class Bridge: Sendable {
             let now = ContinuousClock.now
             guard let item = throttle.withLock({ $0.offer(device: device, topic: route.topic, json: event.json, now: now) })
             else { return }
-            _ = try? client.publish(item.topic, payload: Array(item.json.utf8), qos: route.qos, retain: route.retain)
+            _ = try? client.publish(
+                item.topic, payload: Array(item.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
             return
         }
         if event.type == "device-lost", let device = event.device { throttle.withLock { $0.forget(device) } }
         _ = try? client.publish(
-            route.topic, payload: Array(event.json.utf8), qos: route.qos, retain: route.retain,
-            properties: MessageProperties(contentType: "application/json"))
+            route.topic, payload: Array(event.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
     }
+
+    /// Event payloads are JSON.
+    static let json = MessageProperties(contentType: "application/json")
 }

@@ -156,12 +156,8 @@ import Testing
         let bad = try broker.client("bad") {
             $0.credentials = Configuration.Credentials(username: "gateway", password: "wrong")
         }
-        var refusal: String?
-        for await state in bad.connectionStates() {
-            if case .disconnected(let reason) = state, reason.contains("refused") {
-                refusal = reason
-                break
-            }
+        let refusal = await firstState(of: bad) { state in
+            if case .disconnected(let reason) = state { reason.contains("refused") } else { false }
         }
         #expect(refusal != nil)
         #expect(bad.statistics.connections == 0)
@@ -204,10 +200,13 @@ import Testing
                 broker: try BrokerURL(parsing: url), clientID: "tls-no-cert",
                 tls: Configuration.TLSFiles(caFile: "\(directory)/ca.crt"), reconnectDelay: .milliseconds(100)))
         anonymous.start()
-        var failures = 0
-        for await state in anonymous.connectionStates() {
-            if case .disconnected = state { failures += 1 }
-            if failures == 2 { break }
+        // Two failed attempts (the state passes through .connecting between).
+        for _ in 0..<2 {
+            let failed = await firstState(of: anonymous) { state in
+                if case .disconnected = state { true } else { false }
+            }
+            #expect(failed != nil)
+            _ = await firstState(of: anonymous) { $0 == .connecting || $0 == .stopped }
         }
         #expect(anonymous.statistics.connections == 0)
         await anonymous.stop()

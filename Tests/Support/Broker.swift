@@ -78,7 +78,8 @@ public final class Broker: Sendable {
         process.withLock { $0 = child }
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if child.standardError.contains("Opening ipv4 listen socket on port \(port)"), canConnect(port) { return }
+            // "running" follows the listeners' successful bind.
+            if child.standardError.contains(" running\n"), canConnect(port) { return }
             if child.standardError.contains("Error") { break }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -130,24 +131,25 @@ public func makeTemporaryDirectory() throws -> String {
     return path
 }
 
-/// A loopback TCP port nobody listened on a moment ago.
+/// A loopback TCP port nobody listens on, below the kernel's ephemeral
+/// range (32768 and up): servers of other tests that bind port 0 get
+/// ephemeral ports, so they cannot take a broker's port while it restarts.
 public func freePort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw BrokerError("socket failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    for _ in 0..<100 {
+        let port = Int.random(in: 20_000..<32_000)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BrokerError("socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if bound == 0 { return port }
     }
-    guard bound == 0 else { throw BrokerError("bind failed") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
+    throw BrokerError("no free port between 20000 and 32000")
 }
 
 /// True when a TCP connection to the loopback port succeeds.

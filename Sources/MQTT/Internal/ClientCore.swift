@@ -85,12 +85,8 @@ final class ClientCore: @unchecked Sendable {
         self.configuration = configuration
         self.wakeDescriptor = wake
         self.state = Mutex(State(outbox: Outbox(capacity: configuration.outboxCapacity)))
-        do {
-            try configure()
-        } catch {
-            // deinit frees the handle and the descriptor.
-            throw error
-        }
+        // On failure, deinit frees the handle and the descriptor.
+        try configure()
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         installCallbacks()
     }
