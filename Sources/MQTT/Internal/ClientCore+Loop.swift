@@ -171,8 +171,14 @@ extension ClientCore {
             continuation.finish()
             return stream
         }
+        // The termination handler must not wait for `state`: when the
+        // consumer's task is cancelled, it runs while the Swift runtime holds
+        // that task's status lock, and the loop thread, which yields to this
+        // stream with `state` held, needs that status lock to wake the task.
+        // Waiting here would deadlock both threads; a yield to a finished
+        // stream in the meantime is harmless.
         continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+            Task { _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
         }
         return stream
     }
