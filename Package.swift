@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
+        .library(name: "PersistedState", targets: ["PersistedState"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
@@ -19,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -31,12 +33,23 @@ let package = Package(
             pkgConfig: "libmicrohttpd",
             providers: [.apt(["libmicrohttpd-dev"])]
         ),
+        // Waiting without losing a wake-up or a cancellation: the waiter
+        // queue and what is built on it (semaphore, lanes, promises, single
+        // flight), below DBus so that every layer can use them.
+        .target(
+            name: "AsyncPrimitives", dependencies: [.product(name: "DequeModule", package: "swift-collections")]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "DBus", dependencies: ["CDBus", "AsyncPrimitives"]),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
         ),
-        .target(name: "DBus", dependencies: ["CDBus"]),
         // MQTT knows nothing of Bluetooth or HTTP.
         .target(
             name: "MQTT",
@@ -50,7 +63,13 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "BlueZ", dependencies: ["DBus"]),
+        .target(name: "BlueZ", dependencies: ["DBus", "AsyncPrimitives"]),
+        // Kept connections, standing subscriptions and the event log, in
+        // SQLite: knows nothing of HTTP, D-Bus or Bluetooth.
+        .target(
+            name: "PersistedState",
+            dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]
+        ),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
         .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
@@ -58,6 +77,8 @@ let package = Package(
             name: "bluez-sim",
             dependencies: [
                 "BlueZSimulator", "DBus", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -77,10 +98,12 @@ let package = Package(
                 "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus", "MQTT"], path: "Tests/Support"),
+        .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "HTTPServerTests",
@@ -94,6 +117,14 @@ let package = Package(
             name: "BlueZIntegrationTests", dependencies: ["BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
         ),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "DBus", "TestSupport"]),
+        // A program the store's tests run and kill (SIGKILL mid-append), or
+        // run as another user (a directory it cannot write).
+        .executableTarget(
+            name: "persisted-state-probe", dependencies: ["PersistedState"], path: "Tests/PersistedStateProbe"
+        ),
+        .testTarget(
+            name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
+        ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),

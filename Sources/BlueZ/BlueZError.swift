@@ -38,8 +38,11 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let timeout = Code(rawValue: "timeout")
         /// The adapter is powered off.
         public static let poweredOff = Code(rawValue: "powered-off")
-        /// No adapter, or bluetoothd is not running.
+        /// No adapter (or the adapter in use went away).
         public static let adapterUnavailable = Code(rawValue: "adapter-unavailable")
+        /// bluetoothd is not running, or the D-Bus connection to it is lost:
+        /// temporary, the central recovers when it is back.
+        public static let bluetoothdUnavailable = Code(rawValue: "bluetoothd-unavailable")
         /// The connection could not be made or broke off (page timeout,
         /// connection aborted, disconnected while resolving services).
         public static let connectionFailed = Code(rawValue: "connection-failed")

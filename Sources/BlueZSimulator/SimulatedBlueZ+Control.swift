@@ -39,6 +39,20 @@ extension SimulatedBlueZ {
         }
     }
 
+    /// Holds back (or lets go) the peripheral's answers to ATT requests, as
+    /// a busy or slow peripheral would: reads and write requests stay in
+    /// flight in bluetoothd until released, so concurrent calls meet them
+    /// there (merged reads, `InProgress`). A dropped link fails them.
+    public func holdGATT(_ hold: Bool, of address: DeviceAddress) async throws {
+        try await core.controlHoldGATT(hold, address)
+    }
+
+    /// How many ATT requests wait for the peripheral's answer (held back
+    /// with `holdGATT`).
+    public func heldGATTRequests(of address: DeviceAddress) async throws -> Int {
+        try await core.heldRequestCount(address)
+    }
+
     /// The peripheral drops the link (as when it is switched off).
     public func dropConnection(_ address: DeviceAddress) async throws {
         try await core.controlDropConnection(address)
@@ -65,6 +79,26 @@ extension SimulatedBlueZ {
     /// are forgotten, paired devices come back from storage.
     public func restart() async throws {
         try await core.restart()
+    }
+
+    /// Stops the simulated bluetoothd, as its process exiting would: the
+    /// name `org.bluez` and every object go, connections drop; bonds are
+    /// kept for `startBluetoothd`. Does nothing if it is stopped.
+    public func stopBluetoothd() async throws {
+        try await core.stopDaemon()
+    }
+
+    /// Starts the simulated bluetoothd again after `stopBluetoothd`: the
+    /// objects come back (paired devices from storage) and it takes
+    /// `org.bluez`. Does nothing if it runs.
+    public func startBluetoothd() async throws {
+        try await core.startDaemon()
+    }
+
+    /// Whether the simulated bluetoothd is running (not stopped by
+    /// `stopBluetoothd`).
+    public var isBluetoothdRunning: Bool {
+        get async { await !core.isDaemonStopped }
     }
 
     /// The device objects on the bus now.

@@ -62,6 +62,14 @@ static inline struct MHD_OptionItem cmhd_option_notify_completed(
   return item;
 }
 
+/// MHD_OPTION_NOTIFY_CONNECTION: told when a connection starts and before
+/// its socket is closed.
+static inline struct MHD_OptionItem cmhd_option_notify_connection(
+    MHD_NotifyConnectionCallback callback, void *cls) {
+  struct MHD_OptionItem item = { MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)callback, cls };
+  return item;
+}
+
 typedef void *(*cmhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
 
 /// MHD_OPTION_URI_LOG_CALLBACK: sees the request target before MHD

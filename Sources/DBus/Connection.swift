@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Synchronization
 
 /// A connection to a D-Bus message bus.
@@ -22,6 +23,7 @@ public final class Connection: Sendable {
 
     let loop: EventLoop
     let router: SignalRouter
+    let end: ConnectionEnd
     private let callSlots: AsyncSemaphore
     private let nextCallID = Atomic<UInt64>(1)
 
@@ -49,24 +51,33 @@ public final class Connection: Sendable {
                 return false
             }
         }
-        loop.onClose = {
-            router.finishAll(DBusError(.disconnected, "the connection to the bus was closed"))
+        let end = ConnectionEnd()
+        loop.onClose = { [unowned loop] in
+            let reason =
+                loop.droppedByBus
+                ? DBusError(.disconnected, "the bus closed the connection (dbus-daemon stopped or restarted)")
+                : DBusError(.disconnected, "the connection to the bus was closed")
+            // Signal handlers learn first, so that whoever waits for the
+            // end (a supervisor) finds their state already updated.
+            router.finishAll(reason)
+            end.finish(reason)
         }
         let name = try await loop.start(address: address)
         return Connection(
-            uniqueName: name, address: address, loop: loop, router: router, objects: objects,
+            uniqueName: name, address: address, loop: loop, router: router, objects: objects, end: end,
             maxPendingCalls: maxPendingCalls)
     }
 
     private init(
         uniqueName: BusName, address: BusAddress, loop: EventLoop, router: SignalRouter, objects: ObjectServer,
-        maxPendingCalls: Int
+        end: ConnectionEnd, maxPendingCalls: Int
     ) {
         self.uniqueName = uniqueName
         self.address = address
         self.loop = loop
         self.router = router
         self.objects = objects
+        self.end = end
         self.callSlots = AsyncSemaphore(slots: max(1, maxPendingCalls))
     }
 
@@ -82,6 +93,19 @@ public final class Connection: Sendable {
 
     /// Whether the connection is open (not closed, and the bus did not drop it).
     public var isConnected: Bool { !loop.isClosed }
+
+    /// Waits until the connection has ended and returns why: the bus
+    /// dropped it (libdbus reported `org.freedesktop.DBus.Local.Disconnected`:
+    /// dbus-daemon stopped or restarted) or `close()` was called. Returns at
+    /// once for a connection that has already ended. Cancelling the waiting
+    /// task returns early (a `.disconnected` error saying so) and leaves the
+    /// connection open.
+    public func waitUntilClosed() async -> DBusError {
+        await end.wait()
+    }
+
+    /// Whether the bus (not this process) ended the connection.
+    public var wasDroppedByBus: Bool { loop.isClosed && loop.droppedByBus }
 
     /// Messages sent and received so far, for tests and benchmarks.
     public var statistics: Statistics {

@@ -31,10 +31,20 @@ public final class Gateway: Sendable {
     /// Starts feeding the central's events into the event log.
     public func start() {
         let events = central.events(bufferSize: 16_384)
-        eventPump.start { [log] in
+        eventPump.start { [log, logger] in
             for await event in events {
+                if case .availability(let availability) = event { Self.log(availability, to: logger) }
                 GatewayEvent(event).publish(to: log)
             }
+        }
+    }
+
+    /// BlueZ became reachable or not: worth a line in the log either way.
+    private static func log(_ availability: BlueZAvailability, to logger: Logger) {
+        switch availability {
+        case .available: logger.notice("BlueZ is reachable again")
+        case .bluetoothdNotRunning, .busDisconnected:
+            logger.error("BlueZ is unreachable: \(availability.detail); Bluetooth routes answer 503 until it is back")
         }
     }
 

@@ -3,7 +3,7 @@
 /// The gateway's OpenAPI document, served at `GET /openapi.yaml`.
 enum OpenAPIDocument {
     static let text = #"""
-openapi: 3.1.0
+openapi: 3.2.0
 info:
   title: blegateway
   version: 0.1.0
@@ -30,15 +30,30 @@ info:
     whose `type` names the problem (`urn:blegateway:problem:not-connected`),
     with `dbus_error` holding the BlueZ/D-Bus error name when BlueZ reported
     it and `att_error` the ATT error code when the peripheral refused.
+    Any route, `/health` included, may also get these from the HTTP server
+    itself: `400` for a request whose length is ambiguous (repeated
+    `Content-Length`, `Content-Length` with `Transfer-Encoding`, a transfer
+    coding other than `chunked`), `414`/`431` for a request head over the
+    limit, `413` for a body over it, and `503` when the gateway holds its
+    most connections or the client address holds its share; each of these
+    closes the connection (`Connection: close`).
 
     **Streams.** `text/event-stream` responses carry events with `id:` (one
     increasing sequence across the gateway), `event:` (the type) and one
-    `data:` line of JSON, and a comment heartbeat every 15 s. A scan stream
-    scans while it is open; a notification stream keeps the subscription while
-    it is open (one subscription shared by every open stream of a
-    characteristic). `GET /v1/events` resumes from `Last-Event-ID` out of a
-    bounded replay buffer. A client that falls far behind is dropped with a
-    final comment rather than slowing the others.
+    `data:` line of JSON, and a comment heartbeat every 15 s. Each stream's
+    `itemSchema` gives every event type with the schema of its `data`. A scan
+    stream scans while it is open; a notification stream keeps the
+    subscription while it is open (one subscription shared by every open
+    stream of a characteristic). `duration_ms` ends a stream by itself after
+    that long. `GET /v1/events` resumes from `Last-Event-ID` out of a bounded
+    replay buffer, at the pace the client reads. A client that falls far
+    behind live events is dropped with a final comment rather than slowing
+    the others.
+
+    **Long operations.** Some requests take as long as they ask or as the
+    radio needs: `POST /v1/scan` answers after its `duration_ms` (up to 60 s),
+    a connect after up to its `timeout_ms` (up to 120 s). Clients should
+    allow for that in their own timeouts.
 
     **Authentication.** When the gateway runs with an API key, every route but
     `/health` needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
@@ -64,14 +79,38 @@ paths:
       tags: [gateway]
       operationId: health
       summary: Liveness, and whether BlueZ is reachable
+      description: |
+        `state` says which link is missing, `detail` what to do. 503 when the
+        gateway cannot serve Bluetooth at all and no request can change that
+        (`bus-unavailable`: the D-Bus connection is lost, the gateway
+        reconnects by itself; `bluetoothd-unavailable`: bluetoothd is not
+        running; `no-adapter`); 200 with `status: degraded` when a client can
+        fix it through the API (`adapter-off`: `PATCH /v1/adapters/{adapter}`
+        with `{"powered": true}`). `blegateway health` exits 0 on 200.
       security: [{}]
       responses:
         "200":
-          description: The gateway is serving requests.
+          description: The gateway is serving requests (`ok`, or `degraded` when the adapter is off).
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Health" }
-              example: { status: ok, bluez: available }
+              example:
+                status: ok
+                bluez: available
+                state: ok
+                detail: BlueZ is reachable and hci0 is powered on
+                adapters: [{ id: hci0, state: powered-on }]
+        "503":
+          description: The gateway cannot serve Bluetooth (the bus is gone, bluetoothd is not running, or there is no adapter).
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Health" }
+              example:
+                status: unavailable
+                bluez: unavailable
+                state: bus-unavailable
+                detail: "the D-Bus connection is lost (the bus closed the connection (dbus-daemon stopped or restarted)); reconnecting"
+                adapters: []
   /openapi.yaml:
     get:
       tags: [gateway]
@@ -174,8 +213,8 @@ paths:
         while), `updated` (seen again: with
         `duplicates=true` every advertisement, otherwise when its data
         changed), `lost` (BlueZ forgot the device), `scan-interrupted` (a
-        `ScanStopped`: the adapter went off or bluetoothd went away; the
-        session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
+        `ScanStopped`: the adapter went off, or bluetoothd or the bus went
+        away; the session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
         (a `ScanStopped`, the last event: the gateway is stopping).
       parameters:
         - $ref: "#/components/parameters/ServiceFilter"
@@ -185,13 +224,16 @@ paths:
         - $ref: "#/components/parameters/ManufacturerFilter"
         - $ref: "#/components/parameters/Duplicates"
         - $ref: "#/components/parameters/AdapterQuery"
+        - $ref: "#/components/parameters/StreamDuration"
       responses:
         "200":
-          description: A `text/event-stream` of the events above.
+          description: |
+            A `text/event-stream` of the events above, for example
+            `id: 42` / `event: discovered` / `data: {"device":{"address":"C4:7C:8D:6A:1B:01","name":"Polar H10","rssi":-58,...},"timestamp":"..."}`.
+            With `duration_ms` the scan ends by itself with `scan-stopped`.
           content:
             text/event-stream:
-              schema: { type: string }
-              example: "id: 42\nevent: discovered\ndata: {\"device\":{\"address\":\"C4:7C:8D:6A:1B:01\",\"name\":\"Polar H10\",\"rssi\":-58}}\n\n"
+              itemSchema: { $ref: "#/components/schemas/ScanStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
@@ -209,6 +251,13 @@ paths:
       responses:
         "200":
           description: The devices that matched during the scan.
+          links:
+            GetDevice:
+              operationId: getDevice
+              parameters: { address: "$response.body#/devices/0/address" }
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/devices/0/address" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/ScanResult" }
@@ -235,6 +284,24 @@ paths:
       responses:
         "200":
           description: The devices.
+          links:
+            ListServices:
+              operationId: listServices
+              parameters: { address: "$response.body#/address" }
+            DisconnectDevice:
+              operationId: disconnectDevice
+              parameters: { address: "$response.body#/address" }
+          links:
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/address" }
+          links:
+            GetDevice:
+              operationId: getDevice
+              parameters: { address: "$response.body#/0/address" }
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/0/address" }
           content:
             application/json:
               schema:
@@ -257,6 +324,24 @@ paths:
       responses:
         "200":
           description: The device.
+          links:
+            GetCharacteristic:
+              operationId: getCharacteristic
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+            ReadCharacteristic:
+              operationId: readCharacteristic
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
+            NotificationStream:
+              operationId: notificationStream
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Device" }
@@ -289,11 +374,26 @@ paths:
         Returns once the device is connected and its GATT services are
         resolved. Already connected devices answer at once. On timeout the
         attempt is cancelled.
+
+        An address BlueZ does not list yet (never scanned, or forgotten) is
+        looked for first: the gateway scans, sharing discovery with any
+        running scan, until the device advertises, then connects, all
+        within the timeout. A device that is not heard in time is a 504.
       parameters:
         - $ref: "#/components/parameters/Timeout"
       responses:
         "200":
           description: The connected device.
+          links:
+            ReadCharacteristic:
+              operationId: readCharacteristic
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            WriteCharacteristic:
+              operationId: writeCharacteristic
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            NotificationStream:
+              operationId: notificationStream
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Device" }
@@ -302,7 +402,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -402,7 +501,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -438,7 +536,6 @@ paths:
         "409": { $ref: "#/components/responses/Conflict" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -456,24 +553,33 @@ paths:
         Subscribes (StartNotify) when the first stream opens and unsubscribes
         when the last one closes. Events: `notification` (a `Notification`)
         and `subscription-ended` (a `SubscriptionEnded`, after which the
-        stream closes: the device disconnected, or BlueZ went away). BlueZ
+        stream closes: the device disconnected, BlueZ came back without the
+        device connected, or the gateway is stopping: its last event).
+        While BlueZ is unreachable (bluetoothd stopped, or the D-Bus
+        connection is lost) the stream stays open: `subscription-interrupted`
+        (a `SubscriptionEnded` naming why) comes first, then
+        `subscription-resumed` (`{}`) when notifications flow again, or
+        `subscription-ended` if they cannot. BlueZ
         reports a read of a notifying characteristic the same way as a
         notification, so a read's value shows up here too.
       parameters:
         - $ref: "#/components/parameters/Encoding"
+        - $ref: "#/components/parameters/StreamDuration"
       responses:
         "200":
-          description: A `text/event-stream` of notifications.
+          description: |
+            A `text/event-stream` of notifications, for example `id: 97` /
+            `event: notification` / `data: {"address":"C4:7C:8D:6A:1B:01","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","value":"0e4c","encoding":"hex","timestamp":"2026-11-21T10:00:00.120Z"}`.
+            With `duration_ms` the stream ends by itself with
+            `subscription-ended` (`duration-elapsed`).
           content:
             text/event-stream:
-              schema: { type: string }
-              example: "id: 97\nevent: notification\ndata: {\"address\":\"C4:7C:8D:6A:1B:01\",\"characteristic\":\"00002a37-0000-1000-8000-00805f9b34fb\",\"value\":\"0e4c\",\"encoding\":\"hex\",\"timestamp\":\"2026-11-21T10:00:00.120Z\"}\n\n"
+              itemSchema: { $ref: "#/components/schemas/NotificationStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -505,7 +611,6 @@ paths:
         "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "409": { $ref: "#/components/responses/Conflict" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -532,7 +637,6 @@ paths:
         "409": { $ref: "#/components/responses/Conflict" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
-        "501": { $ref: "#/components/responses/NotSupported" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
@@ -547,8 +651,20 @@ paths:
         resolved services and characteristic values (notifications,
         indications and read results: BlueZ reports them alike), each with a
         gateway-wide `id`. `Last-Event-ID` (header or query) replays what is still in the
-        bounded buffer; if events were dropped from it since, a `replay-gap`
-        event (a `ReplayGap`) comes first.
+        bounded buffer (`--replay-buffer`), however much that is: the replay goes at
+        the pace the client reads, and live events follow it with no gap and no
+        duplicate, in id order. A client catching up is never dropped as too slow.
+        If events after the requested id were dropped from the buffer, a
+        `replay-gap` event (a `ReplayGap`, with no `id`) comes first; one also
+        comes mid-replay if the client reads the backlog more slowly than new
+        events push the oldest out, and first when the id is one this gateway
+        never gave (from before a restart).
+        `bluez-state` says when BlueZ
+        becomes unreachable (`state`: `bus-unavailable`,
+        `bluetoothd-unavailable`) and reachable again (`available`), with a
+        `detail`. When the gateway stops, every stream gets
+        `gateway-stopping` (`{"reason": ...}`, whatever its type filter) as
+        its last event.
       parameters:
         - name: type
           in: query
@@ -567,14 +683,16 @@ paths:
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
+        - $ref: "#/components/parameters/StreamDuration"
       responses:
         "200":
           description: |
-            A `text/event-stream`; `data` is a `GatewayEvent` (`replay-gap`: a `ReplayGap`).
+            A `text/event-stream`; `data` is a `GatewayEvent` (`replay-gap`: a
+            `ReplayGap`), for example `id: 12` / `event: device-connected` /
+            `data: {"type":"device-connected","timestamp":"2026-11-21T10:00:00.000Z","adapter":"hci0","address":"C4:7C:8D:6A:1B:01","device":{...}}`.
           content:
             text/event-stream:
-              schema: { type: string }
-              example: "id: 12\nevent: device-connected\ndata: {\"type\":\"device-connected\",\"timestamp\":\"2026-11-21T10:00:00.000Z\",\"adapter\":\"hci0\",\"address\":\"C4:7C:8D:6A:1B:01\",\"device\":{\"address\":\"C4:7C:8D:6A:1B:01\",\"adapter\":\"hci0\",\"connected\":true,\"paired\":false,\"services_resolved\":false}}\n\n"
+              itemSchema: { $ref: "#/components/schemas/GatewayStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
 
@@ -651,7 +769,7 @@ components:
       name: manufacturer
       in: query
       description: Only devices advertising manufacturer data of this company id (decimal or 0x-hex).
-      schema: { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|[0-9]{1,5})$" }
+      schema: { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
     Duplicates:
       name: duplicates
       in: query
@@ -675,11 +793,19 @@ components:
       in: query
       description: Give up after this long (milliseconds).
       schema: { type: integer, minimum: 1, maximum: 120000 }
+    StreamDuration:
+      name: duration_ms
+      in: query
+      description: |
+        End the stream by itself after this long (milliseconds), with the
+        stream's last event; without it the stream stays open while its
+        client is there.
+      schema: { type: integer, minimum: 1, maximum: 86400000 }
     LastEventID:
       name: Last-Event-ID
       in: header
-      description: Resume after this event id.
-      schema: { type: string, pattern: "^[0-9]{1,19}$" }
+      description: Resume after this event id (an empty value means none, as it does to EventSource).
+      schema: { type: string, pattern: "^[0-9]{0,19}$" }
 
   responses:
     BadRequest:
@@ -702,7 +828,12 @@ components:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
     Forbidden:
-      description: BlueZ refused (not permitted, or the device requires pairing).
+      description: |
+        BlueZ or the device refused: not permitted (`not-permitted`), the
+        device requires pairing (`not-authorized`), or the target cannot do
+        this at all (`not-supported`: a characteristic that neither notifies
+        nor indicates, for instance). A 5xx is never used for what the
+        client asked of a target that cannot do it.
       content:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
@@ -740,11 +871,6 @@ components:
       content:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
-    NotSupported:
-      description: The device or BlueZ does not support the operation.
-      content:
-        application/problem+json:
-          schema: { $ref: "#/components/schemas/Problem" }
     PeripheralFailed:
       description: The peripheral answered with an error (an ATT error in `att_error`), or the connection failed.
       content:
@@ -758,7 +884,11 @@ components:
             dbus_error: org.bluez.Error.Failed
             att_error: 128
     Unavailable:
-      description: The adapter is off or missing, or bluetoothd is unreachable.
+      description: |
+        The adapter is off or missing (`adapter-unavailable`), or BlueZ is
+        unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
+        running or the D-Bus connection is lost; the gateway recovers by
+        itself: try again after `Retry-After` seconds).
       headers:
         Retry-After:
           schema: { type: integer }
@@ -800,10 +930,20 @@ components:
 
     Health:
       type: object
-      required: [status, bluez]
+      required: [status, bluez, state, detail, adapters]
       properties:
-        status: { type: string, enum: [ok] }
+        status: { type: string, enum: [ok, degraded, unavailable] }
         bluez: { type: string, enum: [available, unavailable] }
+        state: { type: string, enum: [ok, adapter-off, no-adapter, bluetoothd-unavailable, bus-unavailable] }
+        detail: { type: string }
+        adapters:
+          type: array
+          items:
+            type: object
+            required: [id, state]
+            properties:
+              id: { type: string }
+              state: { type: string, enum: [powered-on, powered-off, unavailable] }
 
     GatewayInfo:
       type: object
@@ -1063,7 +1203,7 @@ components:
       type: object
       required: [reason]
       properties:
-        reason: { type: string, enum: [disconnected, device-removed, bluez-restarted, bluez-unavailable, gateway-stopping, failed] }
+        reason: { type: string, enum: [disconnected, device-removed, bluez-restarted, bluez-unavailable, gateway-stopping, duration-elapsed, failed] }
         detail: { type: string }
 
     EventType:
@@ -1078,6 +1218,7 @@ components:
         - device-disconnected
         - services-resolved
         - characteristic-value
+        - bluez-state
     GatewayEvent:
       type: object
       required: [type, timestamp]
@@ -1085,7 +1226,11 @@ components:
         type: { $ref: "#/components/schemas/EventType" }
         timestamp: { $ref: "#/components/schemas/Timestamp" }
         adapter: { type: string }
-        state: { type: string, enum: [powered-on, powered-off, unavailable] }
+        state:
+          type: string
+          enum: [powered-on, powered-off, unavailable, available, bluetoothd-unavailable, bus-unavailable]
+          description: An adapter's state (`adapter-state`), or BlueZ's (`bluez-state`).
+        detail: { type: string, description: What `bluez-state` means for the user. }
         details: { $ref: "#/components/schemas/Adapter" }
         address: { $ref: "#/components/schemas/Address" }
         device: { $ref: "#/components/schemas/Device" }
@@ -1097,10 +1242,82 @@ components:
         encoding: { $ref: "#/components/schemas/Encoding" }
     ReplayGap:
       type: object
+      description: Events the stream asked for that the gateway no longer keeps.
       required: [last_event_id, oldest_available]
       properties:
-        last_event_id: { type: integer }
-        oldest_available: { type: integer }
+        last_event_id: { type: integer, description: "The id the replay went on from (at first, the one requested)." }
+        oldest_available: { type: integer, description: The id of the oldest event still kept; the replay goes on with it. }
+
+    EventID:
+      type: string
+      description: The gateway-wide event sequence number.
+      pattern: "^[0-9]{1,19}$"
+    ScanStreamEvent:
+      type: object
+      description: One event of `GET /v1/scan`, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event: { type: string, enum: [discovered, updated, lost, scan-interrupted, scan-resumed, scan-stopped] }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { enum: [discovered, updated, lost] } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanEvent" } }
+        - if: { properties: { event: { enum: [scan-interrupted, scan-stopped] } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanStopped" } }
+        - if: { properties: { event: { const: scan-resumed } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { type: object, maxProperties: 0 } }
+    NotificationStreamEvent:
+      type: object
+      description: One event of a notification stream, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event: { type: string, enum: [notification, subscription-interrupted, subscription-resumed, subscription-ended] }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { const: notification } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/Notification" } }
+        - if: { properties: { event: { enum: [subscription-interrupted, subscription-ended] } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/SubscriptionEnded" } }
+        - if: { properties: { event: { const: subscription-resumed } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { type: object, maxProperties: 0 } }
+    GatewayStreamEvent:
+      type: object
+      description: One event of `GET /v1/events`, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event:
+          anyOf:
+            - { $ref: "#/components/schemas/EventType" }
+            - { enum: [replay-gap, gateway-stopping] }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { const: replay-gap } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ReplayGap" } }
+        - if: { properties: { event: { const: gateway-stopping } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanStopped" } }
+        - if: { properties: { event: { not: { enum: [replay-gap, gateway-stopping] } } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/GatewayEvent" } }
 
 """#
 

@@ -26,9 +26,11 @@ public struct HTTPError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// An error that knows its own response; the server and router send it as
-/// is, without the `ErrorResponseFactory`.
+/// An error that knows its own response; the server and router send it
+/// without the `ErrorResponseFactory`.
 public protocol ResponseConvertibleError: Error {
-    /// The response to send for this error.
-    var response: Response { get }
+    /// The response to send for this error, for `request` (nil when the
+    /// error happened before a request could be built), so the response can
+    /// name the request it answers.
+    func response(for request: Request?) -> Response
 }

@@ -43,5 +43,6 @@ extension Server {
         for exchange in core.liveExchanges { exchange.control.freeze() }
         daemon.stop()
         core.hangups.stop()
+        core.connections.stop()
     }
 }

@@ -78,6 +78,9 @@ public final class Server: Sendable {
     /// Requests in progress, open streams included.
     public var activeRequestCount: Int { core.liveCount }
 
+    /// Connections open now, idle ones and those being refused included.
+    public var openConnectionCount: Int { core.connections.openCount }
+
     deinit {
         // Stopped without `stop()`: end at once rather than leave MHD's
         // thread calling into freed objects.

@@ -5,16 +5,30 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// The TCP port; 0 picks a free one (read it back from `Server.port`).
     public var port: Int
-    /// The most connections open at once (MHD_OPTION.CONNECTION_LIMIT);
-    /// each open SSE stream holds one. Past it, new connections are refused.
+    /// The most connections served at once; each open SSE stream holds
+    /// one. Past it, a few more connections are accepted and their requests
+    /// answered 503 (`Connection: close`), so a client learns at once that
+    /// the server is full instead of waiting unanswered.
     public var connectionLimit: Int
+    /// The most connections one client address may hold at once (loopback
+    /// included); its further connections are answered 503. Zero for no
+    /// limit.
+    public var maxConnectionsPerClient: Int
+    /// How long a client has to send a whole request head: from its
+    /// connection's accept, and on a kept-alive connection from the end of
+    /// the previous response. A connection past it is closed, however
+    /// slowly it keeps sending. Running handlers and open streams are not
+    /// affected. Zero for no limit.
+    public var requestHeaderTimeout: Duration
     /// Memory per connection for the request line, headers and send buffer
-    /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT). Requests whose headers do not
-    /// fit get libmicrohttpd's own 431 response.
+    /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT); raised to at least twice
+    /// `maxHeaderSize` plus 16 KiB. Heads that do not fit even that get
+    /// libmicrohttpd's own 414 or 431 response, which is not made by the
+    /// error factory.
     public var connectionMemoryLimit: Int
     /// The largest request line plus headers answered normally; bigger ones
-    /// get a 431 from the error factory. Keep it well under
-    /// `connectionMemoryLimit`.
+    /// get a 431 (a 414 when the target alone is bigger) from the error
+    /// factory.
     public var maxHeaderSize: Int
     /// The largest request body accepted; bigger ones get a 413: before the
     /// body is sent when the client waits for `100 Continue` or declares
@@ -23,24 +37,32 @@ public struct ServerConfiguration: Sendable {
     /// still going at twice this has its connection closed.
     public var maxRequestBodySize: Int
     /// A connection with no traffic for this long is closed (whole seconds;
-    /// zero for never). Suspended connections (handlers running, idle
-    /// streams) are exempt: streams rely on heartbeats instead.
+    /// zero for never), such as an upload that stalls or a client that
+    /// stops reading a response. Suspended connections (handlers running,
+    /// idle streams) are exempt: streams rely on heartbeats instead. Waiting
+    /// for a request head is bounded by `requestHeaderTimeout`.
     public var idleTimeout: Duration
     /// The listen socket's accept backlog.
     public var listenBacklog: Int
     /// How long `stop()` waits for handlers and streams by default.
     public var shutdownGracePeriod: Duration
-    /// Makes the responses for errors the server detects itself (413, 431,
-    /// 503 while stopping, 500 when a handler fails).
+    /// Makes the responses for errors the server detects itself (400 for
+    /// ambiguous framing, 413, 414, 431, 503 when full or stopping, 500 when
+    /// a handler fails).
     public var errorResponses: ErrorResponseFactory
     /// Serve HTTPS with this certificate and key; nil for plain HTTP.
     public var tls: TLSConfiguration?
+    /// Query parameters whose values never reach the log (request targets
+    /// are logged with `name=REDACTED`); names compare ignoring case.
+    public var redactedQueryParameters: Set<String>
 
     /// A configuration; every limit has a default suited to a small gateway.
     public init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         connectionLimit: Int = 1024,
+        maxConnectionsPerClient: Int = 128,
+        requestHeaderTimeout: Duration = .seconds(10),
         connectionMemoryLimit: Int = 32 * 1024,
         maxHeaderSize: Int = 16 * 1024,
         maxRequestBodySize: Int = 1024 * 1024,
@@ -48,11 +70,14 @@ public struct ServerConfiguration: Sendable {
         listenBacklog: Int = 1024,
         shutdownGracePeriod: Duration = .seconds(5),
         errorResponses: ErrorResponseFactory = .plainText,
-        tls: TLSConfiguration? = nil
+        tls: TLSConfiguration? = nil,
+        redactedQueryParameters: Set<String> = ["access_token"]
     ) {
         self.host = host
         self.port = port
         self.connectionLimit = connectionLimit
+        self.maxConnectionsPerClient = maxConnectionsPerClient
+        self.requestHeaderTimeout = requestHeaderTimeout
         self.connectionMemoryLimit = connectionMemoryLimit
         self.maxHeaderSize = maxHeaderSize
         self.maxRequestBodySize = maxRequestBodySize
@@ -61,5 +86,6 @@ public struct ServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.errorResponses = errorResponses
         self.tls = tls
+        self.redactedQueryParameters = redactedQueryParameters
     }
 }

@@ -30,6 +30,7 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let requestTimeout = Status(408)
     public static let conflict = Status(409)
     public static let contentTooLarge = Status(413)
+    public static let uriTooLong = Status(414)
     public static let unsupportedMediaType = Status(415)
     public static let unprocessableContent = Status(422)
     public static let tooManyRequests = Status(429)
@@ -57,6 +58,7 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
         case 408: "Request Timeout"
         case 409: "Conflict"
         case 413: "Content Too Large"
+        case 414: "URI Too Long"
         case 415: "Unsupported Media Type"
         case 422: "Unprocessable Content"
         case 429: "Too Many Requests"

@@ -27,6 +27,8 @@ struct Topics {
         case "adapter-updated":
             guard let adapter = event.adapter else { return nil }
             return ("\(base)/adapters/\(adapter)/details", .atLeastOnce, true)
+        case "bluez-state":
+            return ("\(base)/bluez", .atLeastOnce, true)
         case "device-discovered", "device-updated":
             guard let device = event.device else { return nil }
             return ("\(base)/devices/\(device)/advertisement", .atMostOnce, false)

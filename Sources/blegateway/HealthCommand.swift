@@ -1,34 +1,49 @@
 import ArgumentParser
+import Foundation
 import Glibc
 
 /// `blegateway health`: asks a running gateway's `/health` and exits 0 when
-/// it answers 200. For container health checks, where no HTTP client is
-/// installed.
+/// it answers 200 (`ok`, or `degraded`: the adapter is off, which a client
+/// can fix), 1 otherwise (503: the bus, bluetoothd or the adapter is
+/// missing; or no answer). Prints the state and what it means. For
+/// container health checks, where no HTTP client is installed.
 struct HealthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "health",
-        abstract: "Check that a gateway answers on /health (exit 0) or not (exit 1).")
+        abstract: "Check that a gateway answers on /health with 200 (exit 0) or not (exit 1).")
 
-    @Option(help: "The gateway's health URL (plain http).")
-    var url = "http://127.0.0.1:8080/health"
+    @Option(
+        help: ArgumentHelp(
+            "The gateway's base URL, or its /health URL (plain http).",
+            discussion: "http://HOST:PORT checks http://HOST:PORT/health; a path is kept, with /health added unless it ends so."))
+    var url = "http://127.0.0.1:8080"
 
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 3
 
     func run() async throws {
         guard let target = HealthTarget(url) else {
-            throw ValidationError("--url must look like http://HOST:PORT/PATH, not '\(url)'")
+            throw ValidationError("--url must look like http://HOST:PORT or http://HOST:PORT/PATH, not '\(url)'")
         }
-        let status = target.fetchStatus(timeoutMilliseconds: Int32(max(0.1, timeout) * 1000))
-        guard status == 200 else {
-            print(status.map { "unhealthy: HTTP \($0)" } ?? "unhealthy: no answer from \(url)")
+        let answer = target.fetch(timeoutMilliseconds: Int32(max(0.1, timeout) * 1000))
+        let report = answer.flatMap { Self.summary(of: $0.body) }
+        guard let answer, answer.status == 200 else {
+            print(answer.map { "unhealthy: HTTP \($0.status)" + (report.map { " \($0)" } ?? "") } ?? "unhealthy: no answer from \(url)")
             throw ExitCode.failure
         }
-        print("ok")
+        print(report ?? "ok")
+    }
+
+    /// "state: detail" from a /health body.
+    static func summary(of body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let state = object["state"] as? String
+        else { return nil }
+        return (object["detail"] as? String).map { "\(state): \($0)" } ?? state
     }
 }
 
-/// The host, port and path of a plain-http URL, and a minimal GET.
+/// The host, port and health path of a plain-http URL, and a minimal GET.
 struct HealthTarget {
     var host: String
     var port: UInt16
@@ -38,15 +53,22 @@ struct HealthTarget {
         guard url.hasPrefix("http://") else { return nil }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" }
-        path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : "/"
+        // The base URL the README gives (`http://127.0.0.1:8080`), with or
+        // without a path prefix, names the gateway; its health is below it.
+        var path = rest.count > authority.count ? String(rest.dropFirst(authority.count)) : ""
+        if !path.hasSuffix("/health") {
+            while path.hasSuffix("/") { path.removeLast() }
+            path += "/health"
+        }
+        self.path = path
         guard let address = ListenAddress(String(authority)), address.port > 0 else { return nil }
         host = address.host == "localhost" ? "127.0.0.1" : address.host
         port = UInt16(address.port)
     }
 
-    /// The status code of `GET path`, or nil when there was no HTTP answer
-    /// in time.
-    func fetchStatus(timeoutMilliseconds: Int32) -> Int? {
+    /// The status code and body of `GET path`, or nil when there was no
+    /// HTTP answer in time.
+    func fetch(timeoutMilliseconds: Int32) -> (status: Int, body: [UInt8])? {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -62,13 +84,25 @@ struct HealthTarget {
         let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
         else { return nil }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count >= 12 else { return nil }
+        // "Connection: close": the answer ends when the gateway closes.
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.count < 65536 {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += buffer[0..<count]
+        }
+        guard received.count >= 12 else { return nil }
         // "HTTP/1.1 200 ..."
-        let line = String(decoding: buffer[0..<count], as: UTF8.self)
+        let line = String(decoding: received.prefix(64), as: UTF8.self)
         let fields = line.split(separator: " ", maxSplits: 2)
-        guard fields.count >= 2, fields[0].hasPrefix("HTTP/") else { return nil }
-        return Int(fields[1])
+        guard fields.count >= 2, fields[0].hasPrefix("HTTP/"), let status = Int(fields[1]) else { return nil }
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var bodyStart = received.count
+        for index in 0..<(received.count - 3) where Array(received[index..<index + 4]) == separator {
+            bodyStart = index + 4
+            break
+        }
+        return (status, Array(received[bodyStart...]))
     }
 }

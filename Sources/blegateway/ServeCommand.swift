@@ -2,6 +2,7 @@ import ArgumentParser
 import DBus
 import Foundation
 import Logging
+import ServiceLifecycle
 
 /// `blegateway serve`: the gateway.
 struct ServeCommand: AsyncParsableCommand {
@@ -17,8 +18,13 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --listen 0.0.0.0:8080 --api-key "$(cat key)"
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
 
-            Stop with Ctrl-C (SIGINT) or SIGTERM: scans, subscriptions and connections the gateway \
-            started are ended before it exits.
+            Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
+            subscriptions and connections the gateway started are ended before it exits.
+
+            When bluetoothd or the bus goes away, the gateway keeps serving: GET /health answers 503 \
+            saying what is missing, Bluetooth routes answer 503 (bluetoothd-unavailable), streams are \
+            told, and it reconnects to the bus by itself (backoff up to 5 s) and resumes scans and \
+            subscriptions.
             """)
 
     @Option(
@@ -90,6 +96,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-connections"), help: "The most HTTP connections served at once (streams included).")
     var maxConnections = 1024
 
+    @Option(
+        name: .customLong("max-connections-per-client"),
+        help: ArgumentHelp(
+            "The most HTTP connections one client address may hold at once (0 for no limit).",
+            discussion: "Loopback counts like any address; behind a reverse proxy every client has the proxy's address. Past this, or past --max-connections, a new connection is answered 503 at once rather than left waiting."))
+    var maxConnectionsPerClient = 128
+
+    @Option(
+        name: .customLong("request-header-timeout"),
+        help: ArgumentHelp(
+            "Seconds a client has to send a request's headers before its connection is closed.",
+            discussion: "Counted from the connection's start (or the previous response on a kept-alive connection), however slowly bytes arrive. Open event streams are not affected."))
+    var requestHeaderTimeout: Double = 10
+
     func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) {
             throw ValidationError("--tls-cert and --tls-key go together")
@@ -102,6 +122,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard (1...1_000_000).contains(replayBuffer) else { throw ValidationError("--replay-buffer must be 1 to 1000000") }
         guard (16...100_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 16 to 100000") }
+        guard (0...100_000).contains(maxConnectionsPerClient) else {
+            throw ValidationError("--max-connections-per-client must be 0 to 100000")
+        }
+        guard (1...3600).contains(requestHeaderTimeout) else {
+            throw ValidationError("--request-header-timeout must be 1 to 3600 seconds")
+        }
     }
 
     func run() async throws {
@@ -112,15 +138,18 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "blegateway")
+        let services: [any Service]
         do {
-            let service = try await GatewayService.start(settings, logger: logger)
-            let signal = await ShutdownSignal.next()
-            logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
-            await service.stop()
-            logger.info("stopped")
+            services = try await GatewayLauncher.services(settings, logger: logger)
         } catch {
             logger.critical("\(error.message)")
             throw ExitCode(2)
         }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        logger.info("stopped")
     }
 }

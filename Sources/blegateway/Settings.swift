@@ -18,6 +18,8 @@ struct Settings {
     var simulate: String?
     var replayBuffer: Int
     var maxConnections: Int
+    var maxConnectionsPerClient: Int
+    var requestHeaderTimeout: Duration
     var heartbeatInterval: Duration
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
@@ -60,5 +62,7 @@ struct Settings {
         replayBuffer = command.replayBuffer
         heartbeatInterval = .milliseconds(Int(command.heartbeatInterval * 1000))
         maxConnections = command.maxConnections
+        maxConnectionsPerClient = command.maxConnectionsPerClient
+        requestHeaderTimeout = .milliseconds(Int(command.requestHeaderTimeout * 1000))
     }
 }

@@ -91,4 +91,36 @@ import Testing
         } throws: { ($0 as? BlueZError)?.code == .timeout }
         await harness.shutdown()
     }
+
+    @Test func connectFindsADeviceBluetoothdHasNotHeardYet() async throws {
+        let harness = try await Harness()
+        #expect(throws: BlueZError.self) { try harness.central.device(Harness.strap) }
+        let device = try await harness.central.connect(Harness.strap, timeout: .seconds(20))
+        #expect(device.address == Harness.strap && device.connected && device.servicesResolved)
+        #expect(try harness.central.services(of: Harness.strap).map(\.uuid).contains(Harness.heartRate))
+        // The discovery it ran ends with it.
+        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == false })
+        await harness.shutdown()
+    }
+
+    @Test func connectToAnAddressNeverHeardTimesOutAndStopsLooking() async throws {
+        let harness = try await Harness()
+        let nowhere = try #require(BluetoothAddress("12:34:56:78:9A:BC"))
+        // A scan of another client's keeps running through it.
+        let session = try await harness.central.scan(filter: DiscoveryFilter())
+        let watcher = Task { for await _ in session {} }
+        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == true })
+        await #expect {
+            try await harness.central.connect(nowhere, timeout: .milliseconds(500))
+        } throws: { ($0 as? BlueZError)?.code == .timeout }
+        #expect((try? harness.central.adapter())?.discovering == true)
+        watcher.cancel()
+        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == false })
+        // Alone, it stops the discovery it started.
+        await #expect {
+            try await harness.central.connect(nowhere, timeout: .milliseconds(300))
+        } throws: { ($0 as? BlueZError)?.code == .timeout }
+        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == false })
+        await harness.shutdown()
+    }
 }

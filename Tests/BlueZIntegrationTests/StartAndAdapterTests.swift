@@ -38,7 +38,7 @@ import Testing
         try await central.start()
         #expect(!central.isBluetoothdRunning)
         #expect(central.adapterState() == .unavailable)
-        #expect { try central.adapter() } throws: { ($0 as? BlueZError)?.code == .adapterUnavailable }
+        #expect { try central.adapter() } throws: { ($0 as? BlueZError)?.code == .bluetoothdUnavailable }
         let simulatorConnection = try await bus.connect()
         var scenario = Scenario.default
         scenario.timing = 0.02

@@ -73,6 +73,7 @@ import Testing
             7, "unknown behaviour 'warp-drive'"
         ),
         ("devices:\n  - address: \"11:22:33:44:55:66\"\n    adapter: hci7\n", 2, "no adapter 'hci7'"),
+        ("connectedSignal: sometimes\n", 1, "always, never or a probability"),
     ])
     func badScenariosSayWhereAndWhy(text: String, line: Int, message: String) {
         do {
@@ -82,6 +83,12 @@ import Testing
             #expect(error.line == line, "\(error)")
             #expect(error.description.contains(message), "\(error)")
         }
+    }
+
+    @Test func theConnectedSignalIsAScenarioOption() throws {
+        #expect(try Scenario.parse("connectedSignal: always\n").connectedSignal == .always)
+        #expect(try Scenario.parse("connectedSignal: 0.25\n").connectedSignal == .sometimes(0.25))
+        #expect(try Scenario.parse("timing: 1\n").connectedSignal == nil)
     }
 
     @Test func loadingAFileNamesIt() throws {

@@ -25,7 +25,7 @@ import Testing
         ("org.bluez.Error.AlreadyConnected", "Already Connected", .alreadyExists, nil),
         ("org.freedesktop.DBus.Error.UnknownObject", "Method ... doesn't exist", .notFound, nil),
         ("org.freedesktop.DBus.Error.NoReply", "Did not receive a reply", .timeout, nil),
-        ("org.freedesktop.DBus.Error.ServiceUnknown", "The name org.bluez was not provided", .adapterUnavailable, nil),
+        ("org.freedesktop.DBus.Error.ServiceUnknown", "The name org.bluez was not provided", .bluetoothdUnavailable, nil),
         ("org.bluez.Error.SomethingNew", "from a newer bluetoothd", .failed, nil),
     ]
 

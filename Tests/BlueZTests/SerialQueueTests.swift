@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct SerialQueueTests {
     @Test func operationsOfOneKeyNeverOverlapAndRunInOrder() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let probe = Probe()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<20 {
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func waitingEndsAtTheDeadline() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let (release, hold) = AsyncStream.makeStream(of: Void.self)
         let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
         try await Task.sleep(for: .milliseconds(20))
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aCancelledWaiterLeavesTheLine() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let (release, hold) = AsyncStream.makeStream(of: Void.self)
         let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
         try await Task.sleep(for: .milliseconds(20))
@@ -55,8 +55,24 @@ import Testing
         #expect(try await queue.run(1, deadline: .now + .seconds(1)) { "next" } == "next")
     }
 
+    @Test func aTaskCancelledBeforeItJoinsFailsAtOnce() async throws {
+        let queue = OperationLanes<Int>()
+        let (release, hold) = AsyncStream.makeStream(of: Void.self)
+        let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
+        #expect(await waitUntil { queue.occupancy(1).running == 1 })
+        let late = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await queue.run(1, deadline: .now + .seconds(30)) { "ran" }
+        }
+        // Not at the holder's end, nor at the deadline.
+        await #expect(throws: CancellationError.self) { try await late.value }
+        #expect(queue.occupancy(1).waiting == 0)
+        hold.yield()
+        try await holder.value
+    }
+
     @Test func differentKeysRunConcurrently() async throws {
-        let queue = KeyedSerialQueue<Int>()
+        let queue = OperationLanes<Int>()
         let (release, hold) = AsyncStream.makeStream(of: Void.self)
         let holder = Task { try await queue.run(1, deadline: .now + .seconds(30)) { for await _ in release { break } } }
         try await Task.sleep(for: .milliseconds(20))
@@ -70,4 +86,14 @@ private final class Probe: Sendable {
     let running = Atomic(0)
     let maximum = Atomic(0)
     let order = Mutex<[Int]>([])
+}
+
+/// Waits until `condition` holds (checking every millisecond, 20 s at most).
+private func waitUntil(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return true
 }

@@ -15,6 +15,9 @@ import Testing
         #expect(problem["status"] as? Int == status, sourceLocation: sourceLocation)
         #expect((problem["title"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
         #expect((problem["detail"] as? String)?.isEmpty == false, sourceLocation: sourceLocation)
+        if let path = answer.path {
+            #expect(problem["instance"] as? String == path, "\(answer)", sourceLocation: sourceLocation)
+        }
         if let dbusError {
             #expect(problem["dbus_error"] as? String == dbusError, "\(answer)", sourceLocation: sourceLocation)
         }
@@ -74,6 +77,11 @@ import Testing
 
         expectProblem(try await gateway.get("/v1/devices/00:11:22:33:44:55"), 404, "not-found")
         expectProblem(try await gateway.get("/v1/adapters/hci7"), 404, "not-found")
+        // An adapter named in the query of a scan for a duration is that
+        // adapter, not the default one.
+        expectProblem(
+            try await gateway.request("POST", "/v1/scan?adapter=hci9", json: #"{"duration_ms":200}"#), 404, "not-found")
+        expectProblem(try await gateway.get("/v1/scan?adapter=hci9"), 404, "not-found")
         // Not connected yet: BlueZ's own words.
         expectProblem(try await gateway.get(device + "/characteristics/2a38/value"), 409, "not-connected")
         expectProblem(try await gateway.get(device + "/services"), 409, "not-connected")
@@ -112,7 +120,9 @@ import Testing
         expectProblem(tooLong, 400, "invalid-request")
 
         let notNotifiable = try await gateway.get(device + "/characteristics/2a38/notifications")
-        #expect([400, 501].contains(notNotifiable.status), "\(notNotifiable)")
+        // The characteristic cannot notify: the client asked for what it
+        // cannot do, a 4xx, not a failure of BlueZ or the peripheral.
+        expectProblem(notNotifiable, 403, "not-supported")
 
         let notUTF8 = try await gateway.get(device + "/characteristics/2a38/value?encoding=utf8")
         #expect(notUTF8.status == 200, "01 is valid UTF-8")
@@ -136,6 +146,21 @@ import Testing
         await gateway.stop()
     }
 
+    @Test func connectFindsAnAddressNotScannedAndTimesOutOnOneNeverHeard() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        // Never scanned: BlueZ does not list it until it is heard.
+        expectProblem(try await gateway.get("/v1/devices/\(TestScenario.strap)"), 404, "not-found")
+        let connected = try await gateway.request("POST", "/v1/devices/\(TestScenario.strap)/connect?timeout_ms=20000")
+        #expect(connected.status == 200, "\(connected)")
+        #expect(connected.object["connected"] as? Bool == true)
+        #expect(connected.object["services_resolved"] as? Bool == true)
+
+        let nowhere = try await gateway.request("POST", "/v1/devices/12:34:56:78:9A:BC/connect?timeout_ms=400")
+        expectProblem(nowhere, 504, "timeout")
+        #expect((nowhere.object["detail"] as? String)?.contains("12:34:56:78:9A:BC") == true, "\(nowhere)")
+        await gateway.stop()
+    }
+
     @Test func bluetoothdGoneIs503() async throws {
         let gateway = try await GatewayUnderTest.start()
         await gateway.simulator.stop()
@@ -144,9 +169,9 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
             adapters = try await gateway.get("/v1/adapters")
         }
-        expectProblem(adapters, 503, "adapter-unavailable")
+        expectProblem(adapters, 503, "bluetoothd-unavailable")
         #expect(try await gateway.get("/health").object["bluez"] as? String == "unavailable")
-        expectProblem(try await gateway.request("POST", "/v1/scan", json: "{}"), 503, "adapter-unavailable")
+        expectProblem(try await gateway.request("POST", "/v1/scan", json: "{}"), 503, "bluetoothd-unavailable")
         await gateway.stop()
     }
 }

@@ -31,6 +31,38 @@ import Testing
         #expect(gateway.process.standardError.contains("stopped"))
     }
 
+    @Test func sigtermSendsEveryStreamItsLastEventBeforeClosingIt() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        try await gateway.discover(TestScenario.strap)
+        let device = "/v1/devices/\(TestScenario.strap)"
+        #expect(try await gateway.request("POST", device + "/connect").status == 200)
+        let notifications = try gateway.stream(device + "/characteristics/2a37/notifications")
+        let sharing = try gateway.stream(device + "/characteristics/2a37/notifications?encoding=base64")
+        let scan = try gateway.stream("/v1/scan")
+        let events = try gateway.stream("/v1/events")
+        let filtered = try gateway.stream("/v1/events?type=device-lost")
+        _ = await notifications.waitFor(1, of: "notification")
+        _ = await sharing.waitFor(1, of: "notification")
+        _ = await scan.waitFor(1, of: "discovered")
+        _ = await events.waitFor { !$0.isEmpty }
+        // The filtered stream has no event to send: its first heartbeat
+        // comment (every 0.2 s here) shows that it is open.
+        #expect(await filtered.process.waitForOutput(containing: ":", timeout: .seconds(20)))
+
+        #expect(await gateway.stop() == 0, "\(gateway.process.standardError.suffix(2000))")
+        for (stream, type) in [
+            (notifications, "subscription-ended"), (sharing, "subscription-ended"), (scan, "scan-stopped"),
+            (events, "gateway-stopping"), (filtered, "gateway-stopping"),
+        ] {
+            #expect(await stream.hasEnded(within: .seconds(10)))
+            let last = stream.events.last
+            #expect(last?.type == type, "\(stream.events.suffix(3))")
+            #expect(last?.id != nil)
+            if type == "subscription-ended" { #expect(last?.json["reason"] as? String == "gateway-stopping") }
+        }
+        #expect(gateway.process.standardError.contains("ending 5 open stream(s)"), "\(gateway.process.standardError.suffix(1500))")
+    }
+
     func startFailure(_ arguments: [String]) async throws -> (status: Int32?, log: String) {
         let process = try ChildProcess([GatewayUnderTest.executable, "serve"] + arguments)
         let status = await process.wait(timeout: .seconds(30))
@@ -95,6 +127,9 @@ import Testing
         }
         let health = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health"])
         #expect(health.status == 0)
+        // The base URL, as the README gives it, names the same check.
+        let byBase = try await run([GatewayUnderTest.executable, "health", "--url", base])
+        #expect(byBase.status == 0, "\(byBase.output) \(byBase.error)")
         process.signal(SIGINT)
         #expect(await process.wait(timeout: .seconds(15)) == 0, "SIGINT stops it cleanly")
         let down = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health", "--timeout", "1"])

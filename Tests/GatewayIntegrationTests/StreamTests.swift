@@ -23,10 +23,13 @@ import Testing
         #expect(stream.events.allSatisfy { ($0.json["device"] as? [String: Any])?["address"] as? String == TestScenario.strap })
         #expect(try await discovering(gateway, becomes: true))
 
-        // A second scanner with another filter shares the adapter's scan.
+        // A second scanner with another filter shares the adapter's scan;
+        // the wait covers both things asserted below: all three devices, and
+        // an advertisement heard again.
         let everything = try gateway.stream("/v1/scan?duplicates=true")
         let seen = await everything.waitFor { events in
             Set(events.compactMap { ($0.json["device"] as? [String: Any])?["address"] as? String }).count == 3
+                && events.contains { $0.type == "updated" }
         }
         #expect(Set(seen.compactMap { ($0.json["device"] as? [String: Any])?["address"] as? String }).count == 3)
         #expect(seen.contains { $0.type == "updated" }, "duplicates=true reports every advertisement")
@@ -94,6 +97,36 @@ import Testing
         monitor.kill()
         #expect(calls.components(separatedBy: "Member=StartNotify").count - 1 == 1, "one StartNotify for both clients")
         #expect(calls.components(separatedBy: "Member=StopNotify").count - 1 == 1, "one StopNotify after both")
+        await gateway.stop()
+    }
+
+    /// `duration_ms` ends each kind of stream by itself, with its last event,
+    /// and with it the scan or the subscription it held.
+    @Test func aStreamWithADurationEndsByItself() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        try await gateway.discover(TestScenario.strap)
+        let device = "/v1/devices/\(TestScenario.strap)"
+        #expect(try await gateway.request("POST", device + "/connect").status == 200)
+
+        let scan = try gateway.stream("/v1/scan?duration_ms=700")
+        let notifications = try gateway.stream(device + "/characteristics/2a37/notifications?duration_ms=700")
+        let events = try gateway.stream("/v1/events?duration_ms=700")
+        for stream in [scan, notifications, events] {
+            #expect(await stream.hasEnded(within: .seconds(20)), "the stream ended by itself")
+        }
+        #expect(scan.events.last?.type == "scan-stopped", "\(scan.events.suffix(2))")
+        #expect(notifications.events.last?.type == "subscription-ended")
+        #expect(notifications.events.last?.json["reason"] as? String == "duration-elapsed")
+        #expect(notifications.events.contains { $0.type == "notification" })
+        #expect(try await discovering(gateway, becomes: false), "the scan ended with its stream")
+        var notifying = true
+        for _ in 0..<100 where notifying {
+            try await Task.sleep(for: .milliseconds(30))
+            notifying = try await gateway.get(device + "/characteristics/2a37").object["notifying"] as? Bool ?? true
+        }
+        #expect(!notifying, "the subscription ended with its stream")
+        let refused = try await gateway.get("/v1/scan?duration_ms=0")
+        #expect(refused.status == 400, "\(refused)")
         await gateway.stop()
     }
 

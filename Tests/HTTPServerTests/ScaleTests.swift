@@ -13,7 +13,9 @@ extension HTTPServerTests {
             var router = Router()
             router.get("/events", use: hub.handler(StreamConfiguration(heartbeatInterval: .seconds(15))))
             router.get("/health") { _ in .text("ok\n") }
-            let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, connectionLimit: clients + 100)
+            // Every client here is one address: no per-client limit.
+            let configuration = ServerConfiguration(
+                host: "127.0.0.1", port: 0, connectionLimit: clients + 100, maxConnectionsPerClient: 0)
             try await withServer(router, configuration: configuration) { server, port in
                 let before = residentKiB()
                 let streams = try await blocking {
@@ -57,7 +59,9 @@ extension HTTPServerTests {
             _ = raiseFileLimit(to: 4096)
             var router = Router()
             router.get("/health") { _ in .text("ok\n") }
-            let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, connectionLimit: 1024)
+            // wrk's connections all come from one address.
+            let configuration = ServerConfiguration(
+                host: "127.0.0.1", port: 0, connectionLimit: 1024, maxConnectionsPerClient: 0)
             try await withServer(router, configuration: configuration) { _, port in
                 let result = try await run("/usr/bin/wrk", ["-c", "512", "-t", "2", "-d", "3s", "--latency", "--timeout", "10s", "http://127.0.0.1:\(port)/health"])
                 #expect(result.status == 0, "\(result.error)")

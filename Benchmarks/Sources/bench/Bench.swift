@@ -116,7 +116,7 @@ final class Bench {
         let child = try Child(
             "blegateway",
             [gatewayBinary, "serve", "--bus", address, "--listen", "127.0.0.1:\(port)", "--log-level", "warning",
-             "--max-connections", "4096"],
+             "--max-connections", "4096", "--max-connections-per-client", "0"],
             cpu: gatewayCPU, log: logs + "/gateway-\(tag).log")
         let deadline = Clock.seconds() + 20
         while Clock.seconds() < deadline {

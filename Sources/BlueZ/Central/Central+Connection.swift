@@ -1,8 +1,11 @@
+import AsyncPrimitives
 import DBus
 
 extension Central {
     /// Connects to a device and waits until its services are resolved.
     ///
+    /// - A device bluetoothd does not list yet is looked for first (see
+    ///   `find`), within the same deadline.
     /// - Skips `Connect()` when the mirror shows the device connected.
     /// - Waits for `ServicesResolved` by racing it against the device
     ///   disconnecting, the device being removed, and the deadline; it does
@@ -18,20 +21,63 @@ extension Central {
         async throws(BlueZError) -> Device
     {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        let device = try device(address, adapter: adapter)
+        let device: Device
+        do {
+            device = try self.device(address, adapter: adapter)
+        } catch where error.code == .notFound {
+            device = try await find(address, adapter: adapter, deadline: deadline)
+        }
         guard (try adapterSnapshot(device.adapter)).powered else {
             throw BlueZError(.poweredOff, "\(device.adapter) is powered off")
         }
         do {
             return try await lanes.run(device.path, deadline: deadline) { () async throws in
-                try await self.connectLocked(device.path, address: address, deadline: deadline)
+                try await self.connectInLane(device.path, address: address, deadline: deadline)
             }
         } catch {
             throw BlueZError.wrapping(error)
         }
     }
 
-    private func connectLocked(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)
+    /// Scans until bluetoothd lists `address`, and returns the device.
+    ///
+    /// bluetoothd creates a device object only for an address it has heard
+    /// (or was given by `Adapter1.ConnectDevice`, which 5.66 offers only
+    /// when started with `--experimental`: src/adapter.c declares it with
+    /// `GDBUS_EXPERIMENTAL_ASYNC_METHOD`). So this runs a discovery session
+    /// filtered to the address, sharing the adapter's discovery with every
+    /// other session, until the device is reported or the deadline passes
+    /// (`.timeout`). The session ends as soon as this returns.
+    private func find(_ address: BluetoothAddress, adapter: String?, deadline: ContinuousClock.Instant)
+        async throws(BlueZError) -> Device
+    {
+        let session = try await scan(
+            adapter: adapter, filter: DiscoveryFilter(address: address), bufferSize: 16,
+            timeout: ContinuousClock.now.duration(to: deadline))
+        let finder = Task { () -> Device? in
+            for await event in session {
+                if case .discovered(let device) = event { return device }
+            }
+            return nil
+        }
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            finder.cancel()
+        }
+        let found = await withTaskCancellationHandler {
+            await finder.value
+        } onCancel: {
+            finder.cancel()
+        }
+        timer.cancel()
+        guard let found else {
+            if Task.isCancelled { throw BlueZError(.cancelled, "the connection was cancelled") }
+            throw BlueZError(.timeout, "\(address) was not found: no advertisement from it was heard in time")
+        }
+        return found
+    }
+
+    private func connectInLane(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)
         async throws(BlueZError) -> Device
     {
         var attempt = 0
@@ -133,7 +179,7 @@ extension Central {
     /// Waits for the connection's outcome. At the deadline, asks once
     /// whether the services are resolved after all (a signal lost on the
     /// way would otherwise turn a good connection into a timeout).
-    private func finish(_ promise: Promise<Void>, path: ObjectPath, deadline: ContinuousClock.Instant, timeout: BlueZError)
+    private func finish(_ promise: Promise<Void, BlueZError>, path: ObjectPath, deadline: ContinuousClock.Instant, timeout: BlueZError)
         async throws(BlueZError)
     {
         let outcome = await promise.wait(deadline: deadline, timeout: timeout)

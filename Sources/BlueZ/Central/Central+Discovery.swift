@@ -114,14 +114,14 @@ extension Central {
         let deadline = deadline ?? ContinuousClock.now + options.defaultTimeout
         do {
             try await lanes.run(adapterPath, deadline: deadline) { () async throws in
-                try await self.reconcileLocked(adapterPath, deadline: deadline, strict: strict)
+                try await self.reconcileInLane(adapterPath, deadline: deadline, strict: strict)
             }
         } catch {
             throw BlueZError.wrapping(error)
         }
     }
 
-    private func reconcileLocked(
+    private func reconcileInLane(
         _ adapterPath: ObjectPath, deadline: ContinuousClock.Instant, strict: Bool
     ) async throws(BlueZError) {
         // bluetoothd 5.66 applies a new filter to a running scan by stopping

@@ -122,7 +122,7 @@ extension Central {
             item = CharacteristicValue(
                 adapter: record.adapter, device: record.device, service: record.service,
                 characteristic: record.characteristic, handle: record.handle, value: value, timestamp: Date())
-            for subscriber in record.subscribers.values { subscriber.yield(item) }
+            for subscriber in record.subscribers.values { subscriber.yield(.value(item)) }
         } else {
             let tree = state.tree
             guard let characteristic = tree.characteristics[path],

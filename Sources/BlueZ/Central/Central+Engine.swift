@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 // The mirror's engine: bluetoothd's signals in, reducer steps, events out.
@@ -71,10 +72,12 @@ extension Central {
             guard case .success(let objects) = result else {
                 state.tree = ObjectTree()
                 state.bluetoothdRunning = false
+                reportAvailability(in: &state)
                 return effects
             }
             state.tree = ObjectTree(managedObjects: objects)
             state.bluetoothdRunning = true
+            reportAvailability(in: &state)
             state.scanning = [:]
             var changes = state.tree.adapters.keys.map(TreeChange.adapterAdded)
             changes += state.tree.devices.keys.map(TreeChange.deviceAdded)
@@ -89,9 +92,22 @@ extension Central {
         perform(effects)
     }
 
+    /// The bus connection ended (the bus dropped it, or its owner closed
+    /// it): BlueZ is unreachable until `attach` hands over a new one.
+    func busLost(_ error: DBusError) {
+        let newlyLost = state.withLock { state -> Bool in
+            guard !state.stopped, state.busLost == nil else { return false }
+            state.busLost = error.message
+            return true
+        }
+        guard newlyLost else { return }
+        vanish(BlueZError(.bluetoothdUnavailable, "the D-Bus connection is lost (\(error.message))"))
+    }
+
     /// bluetoothd is gone (or the bus): every adapter becomes unavailable,
-    /// waiting operations fail, sessions are told they are interrupted.
-    /// Subscriptions are kept, to be restored or ended by the next rebuild.
+    /// waiting operations fail, sessions and subscriptions are told they are
+    /// interrupted. Subscriptions are kept, to be restored or ended by the
+    /// next rebuild.
     func vanish(_ reason: BlueZError) {
         let effects = state.withLock { state -> Effects in
             let effects = Effects()
@@ -107,8 +123,15 @@ extension Central {
             for device in old.devices.values where device.connected && !state.eventSinks.isEmpty {
                 emit(.disconnected(device, reason: nil), in: state)
             }
-            // bluetoothd forgets its notification clients when it exits.
-            for path in state.subscriptions.keys { state.subscriptions[path]?.notifying = false }
+            // bluetoothd forgets its notification clients when it exits (and
+            // when their bus connection ends).
+            for (path, record) in state.subscriptions {
+                state.subscriptions[path]?.notifying = false
+                guard !record.interrupted else { continue }
+                state.subscriptions[path]?.interrupted = true
+                for subscriber in record.subscribers.values { subscriber.yield(.interrupted(reason)) }
+            }
+            reportAvailability(in: &state)
             for (id, session) in state.sessions where !session.interrupted {
                 session.continuation.yield(.interrupted(reason))
                 state.sessions[id]?.reported = [:]
@@ -119,6 +142,14 @@ extension Central {
             return effects
         }
         perform(effects)
+    }
+
+    /// Tells consumers of `events()` when BlueZ became reachable or not.
+    func reportAvailability(in state: inout CentralState) {
+        let availability = state.availability
+        guard availability != state.reportedAvailability else { return }
+        state.reportedAvailability = availability
+        emit(.availability(availability), in: state)
     }
 
     /// Yields an event to every consumer of `events()`.
@@ -164,9 +195,9 @@ extension Central {
     /// Registers a waiter for a condition of the tree; it is checked once
     /// at once, then after every reducer step.
     func waiter(_ check: @escaping @Sendable (ObjectTree, [TreeChange]) -> Result<Void, BlueZError>?)
-        -> (UInt64, Promise<Void>)
+        -> (UInt64, Promise<Void, BlueZError>)
     {
-        let promise = Promise<Void>()
+        let promise = Promise<Void, BlueZError>()
         let id = state.withLock { state -> UInt64 in
             let id = state.makeID()
             if let outcome = check(state.tree, []) {

@@ -1,23 +1,34 @@
+import AsyncPrimitives
 import DBus
 
+// How GATT operations share a device. bluetoothd 5.66 (src/gatt-client.c)
+// merges a ReadValue into the read in flight of the same attribute at the
+// same offset, answers InProgress to a read at another offset while one is in
+// flight and to a second WriteValue (of any type) while a write is in flight,
+// and queues everything else in the device's ATT queue. So the central sends
+// one ReadValue for concurrent reads of one value (single flight), keeps a
+// read at another offset, a second write and a second StartNotify/StopNotify
+// of one attribute waiting for the first, and lets operations on different
+// attributes go out together; its callers never see InProgress. Connect,
+// disconnect and removal still hold the device alone.
+
 extension Central {
-    /// Reads a characteristic's value (from `offset`), with one D-Bus call
-    /// (`ReadValue`), in the device's operation lane.
+    /// Reads a characteristic's value (from `offset`) with one D-Bus call
+    /// (`ReadValue`), shared with the reads of the same value already in
+    /// flight: all of them get its answer. A caller that is cancelled or
+    /// times out stops waiting; the read goes on for the others.
     public func read(
         _ characteristic: AttributeSelector, of address: BluetoothAddress, adapter: String? = nil,
         offset: UInt16 = 0, timeout: Duration? = nil
     ) async throws(BlueZError) -> [UInt8] {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
-        let reply = try await inLane(devicePath, deadline: deadline) { () async throws in
-            try await self.call(
-                target.path, GattCharacteristic1.interface, "ReadValue",
-                [GattCharacteristic1.readOptions(offset: offset)], deadline: deadline)
-        }
-        return reply.first?.bytes ?? []
+        return try await sharedRead(
+            target.path, GattCharacteristic1.interface, of: devicePath, offset: offset, deadline: deadline)
     }
 
-    /// Writes a characteristic's value with one D-Bus call (`WriteValue`).
+    /// Writes a characteristic's value with one D-Bus call (`WriteValue`),
+    /// after the write of it already in flight, if any.
     ///
     /// A `.command` write (without response) longer than the ATT MTU - 3
     /// cannot be sent in one packet: it is refused with `.invalidArguments`
@@ -38,26 +49,24 @@ extension Central {
                     "a write without response carries at most MTU - 3 = \(mtu - 3) bytes; this value has \(value.count)")
             }
         }
-        _ = try await inLane(devicePath, deadline: deadline) { () async throws in
+        let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.writing(target.path))]
+        _ = try await inLane(claims, deadline: deadline) { () async throws in
             try await self.call(
                 target.path, GattCharacteristic1.interface, "WriteValue",
                 [.bytes(value), GattCharacteristic1.writeOptions(type: type, offset: offset)], deadline: deadline)
         }
     }
 
-    /// Reads a descriptor's value.
+    /// Reads a descriptor's value (shared with the same read in flight, as
+    /// `read`).
     public func readDescriptor(
         _ descriptor: AttributeSelector, of characteristic: AttributeSelector, device address: BluetoothAddress,
         adapter: String? = nil, offset: UInt16 = 0, timeout: Duration? = nil
     ) async throws(BlueZError) -> [UInt8] {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveDescriptor(descriptor, of: characteristic, device: address, adapter: adapter)
-        let reply = try await inLane(devicePath, deadline: deadline) { () async throws in
-            try await self.call(
-                target.path, GattDescriptor1.interface, "ReadValue",
-                [GattCharacteristic1.readOptions(offset: offset)], deadline: deadline)
-        }
-        return reply.first?.bytes ?? []
+        return try await sharedRead(
+            target.path, GattDescriptor1.interface, of: devicePath, offset: offset, deadline: deadline)
     }
 
     /// Writes a descriptor's value.
@@ -68,18 +77,53 @@ extension Central {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveDescriptor(descriptor, of: characteristic, device: address, adapter: adapter)
         let options: Value = offset == 0 ? .vardict([:]) : .vardict(["offset": .uint16(offset)])
-        _ = try await inLane(devicePath, deadline: deadline) { () async throws in
+        let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.writing(target.path))]
+        _ = try await inLane(claims, deadline: deadline) { () async throws in
             try await self.call(
                 target.path, GattDescriptor1.interface, "WriteValue", [.bytes(value), options], deadline: deadline)
         }
     }
 
-    /// Runs `body` in a device's lane, every error as a `BlueZError`.
+    /// One `ReadValue` of an attribute at `offset`, shared by every caller
+    /// that asks while it is in flight. It runs in a task of its own, bound
+    /// by the deadline of the caller that started it; each caller waits
+    /// until its own deadline at most.
+    func sharedRead(
+        _ path: ObjectPath, _ interface: InterfaceName, of devicePath: ObjectPath, offset: UInt16,
+        deadline: ContinuousClock.Instant
+    ) async throws(BlueZError) -> [UInt8] {
+        do {
+            return try await reads.run(
+                ReadKey(path: path, offset: offset), deadline: deadline,
+                timeout: { BlueZError(.timeout, "the read did not complete in time") }
+            ) {
+                let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.reading(path))]
+                let reply = try await self.inLane(claims, deadline: deadline) { () async throws in
+                    try await self.call(
+                        path, interface, "ReadValue", [GattCharacteristic1.readOptions(offset: offset)],
+                        deadline: deadline)
+                }
+                return reply.first?.bytes ?? []
+            }
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+
+    /// Runs `body` alone in a device's or adapter's lane, every error as a
+    /// `BlueZError`.
     func inLane<T: Sendable>(
-        _ devicePath: ObjectPath, deadline: ContinuousClock.Instant, _ body: () async throws -> T
+        _ path: ObjectPath, deadline: ContinuousClock.Instant, _ body: () async throws -> T
+    ) async throws(BlueZError) -> T {
+        try await inLane([.exclusive(.object(path))], deadline: deadline, body)
+    }
+
+    /// Runs `body` once `claims` are granted, every error as a `BlueZError`.
+    func inLane<T: Sendable>(
+        _ claims: [LaneClaim<LaneKey>], deadline: ContinuousClock.Instant, _ body: () async throws -> T
     ) async throws(BlueZError) -> T {
         do {
-            return try await lanes.run(devicePath, deadline: deadline, body)
+            return try await lanes.run(claims, deadline: deadline, body)
         } catch {
             throw BlueZError.wrapping(error)
         }
@@ -92,7 +136,7 @@ extension Central {
         // make the next reducer step copy the dictionaries it changes.
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             return (device.path, try state.tree.characteristic(selector, ofDevice: device.path))
         }
@@ -104,10 +148,16 @@ extension Central {
     ) throws(BlueZError) -> (ObjectPath, GATTDescriptor) {
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             let owner = try state.tree.characteristic(characteristic, ofDevice: device.path)
             return (device.path, try state.tree.descriptor(selector, of: owner))
         }
     }
+}
+
+/// A read shared by concurrent callers: one attribute at one offset.
+struct ReadKey: Hashable, Sendable {
+    let path: ObjectPath
+    let offset: UInt16
 }

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 extension Central {
@@ -19,11 +20,11 @@ extension Central {
             throw BlueZError(.notSupported, "the characteristic \(target.uuid.shortString) neither notifies nor indicates")
         }
         let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: CharacteristicValue.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+            of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
         // Registered before StartNotify, so that no value sent right after
         // it is missed.
         let id = try state.withLock { state throws(BlueZError) -> UInt64 in
-            guard let device = state.tree.devices[devicePath] else { throw BlueZError.deviceNotFound(address, adapter: adapter) }
+            guard let device = state.tree.devices[devicePath] else { throw BlueZError.deviceMissing(address, adapter: adapter, in: state) }
             let id = state.makeID()
             if state.subscriptions[target.path] == nil {
                 state.subscriptions[target.path] = SubscriptionRecord(
@@ -37,8 +38,8 @@ extension Central {
         // Off the terminating thread: see `Central.events`.
         continuation.onTermination = { [weak self] _ in Task { self?.unsubscribe(id, from: target.path) } }
         do {
-            try await inLane(devicePath, deadline: deadline) { () async throws in
-                try await self.startNotifyLocked(target.path, deadline: deadline)
+            try await inLane(Self.notifyClaims(target.path, of: devicePath), deadline: deadline) { () async throws in
+                try await self.startNotifyInLane(target.path, deadline: deadline)
             }
         } catch {
             state.withLock { state in
@@ -55,8 +56,16 @@ extension Central {
         devicePath.parent.map { String($0.lastElement) } ?? ""
     }
 
-    /// StartNotify unless bluetoothd already notifies us (in the lane).
-    private func startNotifyLocked(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
+    /// StartNotify and StopNotify of a characteristic run one at a time
+    /// (bluetoothd answers InProgress to a second StartNotify of one client
+    /// while the first is pending), beside the device's other operations.
+    static func notifyClaims(_ path: ObjectPath, of devicePath: ObjectPath) -> [LaneClaim<LaneKey>] {
+        [.shared(.object(devicePath)), .exclusive(.notifying(path))]
+    }
+
+    /// StartNotify unless bluetoothd already notifies us (in the
+    /// characteristic's notify lane).
+    private func startNotifyInLane(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
         let needed = state.withLock { state -> Bool? in
             guard let record = state.subscriptions[path] else { return nil }
             return !record.notifying
@@ -65,8 +74,12 @@ extension Central {
         guard needed else { return }
         _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
         let stillWanted = state.withLock { state -> Bool in
-            guard state.subscriptions[path] != nil else { return false }
+            guard let record = state.subscriptions[path] else { return false }
             state.subscriptions[path]?.notifying = true
+            if record.interrupted {
+                state.subscriptions[path]?.interrupted = false
+                for subscriber in record.subscribers.values { subscriber.yield(.resumed) }
+            }
             return true
         }
         // Every consumer left (or the device went away) meanwhile.
@@ -85,7 +98,7 @@ extension Central {
         guard let devicePath else { return }
         Task {
             let deadline = ContinuousClock.now + self.options.defaultTimeout
-            try? await self.inLane(devicePath, deadline: deadline) { () async throws in
+            try? await self.inLane(Self.notifyClaims(path, of: devicePath), deadline: deadline) { () async throws in
                 // Decided in the lane: a new consumer may have come meanwhile.
                 let stop = self.state.withLock { state -> Bool in
                     guard let record = state.subscriptions[path], record.subscribers.isEmpty else { return false }
@@ -109,7 +122,8 @@ extension Central {
             }
             state.subscriptions[path] = nil
             let reason = BlueZError(
-                .notConnected, "bluetoothd restarted and \(record.device) is no longer connected; subscribe again after reconnecting")
+                .notConnected,
+                "BlueZ came back (bluetoothd or the bus restarted) and \(record.device) is no longer connected; subscribe again after reconnecting")
             for subscriber in record.subscribers.values { effects.finishSubscribers.append((subscriber, reason)) }
         }
     }
@@ -120,8 +134,8 @@ extension Central {
         guard let devicePath = state.withLock({ $0.subscriptions[path]?.devicePath }) else { return }
         let deadline = ContinuousClock.now + options.defaultTimeout
         do {
-            try await inLane(devicePath, deadline: deadline) { () async throws in
-                try await self.startNotifyLocked(path, deadline: deadline)
+            try await inLane(Self.notifyClaims(path, of: devicePath), deadline: deadline) { () async throws in
+                try await self.startNotifyInLane(path, deadline: deadline)
             }
         } catch {
             let record = state.withLock { $0.subscriptions.removeValue(forKey: path) }

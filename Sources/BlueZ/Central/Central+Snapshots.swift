@@ -6,6 +6,10 @@ extension Central {
     /// Whether bluetoothd is running and the mirror reflects it.
     public var isBluetoothdRunning: Bool { state.withLock { $0.bluetoothdRunning } }
 
+    /// Whether BlueZ can be reached: the bus connection is up and
+    /// bluetoothd owns `org.bluez` (and why not, when not).
+    public var availability: BlueZAvailability { state.withLock { $0.availability } }
+
     /// The adapters, by name.
     public func adapters() -> [Adapter] {
         state.withLock { $0.tree.adapters.values.sorted { $0.id < $1.id } }
@@ -26,7 +30,7 @@ extension Central {
 
     func adapterSnapshot(_ id: String?) throws(BlueZError) -> Adapter {
         try state.withLock { state throws(BlueZError) in
-            guard state.bluetoothdRunning else { throw BlueZError(.adapterUnavailable, "bluetoothd is not running") }
+            guard state.bluetoothdRunning else { throw state.unavailability }
             let adapters = state.tree.adapters.values
             if let id {
                 guard let adapter = adapters.first(where: { $0.id == id }) else {
@@ -54,12 +58,15 @@ extension Central {
     }
 
     /// One device by address, on `adapter` or, when nil, on the first
-    /// adapter that knows it. Throws `.notFound`.
+    /// adapter that knows it. Throws `.notFound`, or
+    /// `.bluetoothdUnavailable` while BlueZ cannot be reached.
     public func device(_ address: BluetoothAddress, adapter: String? = nil) throws(BlueZError) -> Device {
-        guard let device = state.withLock({ $0.tree.device(address: address, adapter: adapter) }) else {
-            throw BlueZError.deviceNotFound(address, adapter: adapter)
+        try state.withLock { state throws(BlueZError) in
+            guard let device = state.tree.device(address: address, adapter: adapter) else {
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
+            }
+            return device
         }
-        return device
     }
 
     /// The GATT database of a connected device: services, by handle, with
@@ -73,7 +80,7 @@ extension Central {
     ) throws(BlueZError) -> [GATTService] {
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             guard device.connected else { throw BlueZError(.notConnected, "\(address) is not connected") }
             return state.tree.gattServices(of: device.path, serviceUUIDs: serviceUUIDs)
@@ -88,7 +95,7 @@ extension Central {
     ) throws(BlueZError) -> GATTCharacteristic {
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             var characteristic = try state.tree.characteristic(selector, ofDevice: device.path)
             characteristic.descriptors = state.tree.descriptors(of: characteristic.path)
@@ -104,7 +111,7 @@ extension Central {
     ) throws(BlueZError) -> GATTDescriptor {
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
-                throw BlueZError.deviceNotFound(address, adapter: adapter)
+                throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             let owner = try state.tree.characteristic(characteristic, ofDevice: device.path)
             return try state.tree.descriptor(selector, of: owner)

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 import Synchronization
 
@@ -18,19 +19,26 @@ import Synchronization
 /// Guarantees (docs/central.md has the details):
 /// - Snapshots (`adapters()`, `devices(...)`, `services(of:)`) come from a
 ///   local mirror of bluetoothd's objects: no D-Bus traffic.
-/// - Operations on one device (connect, disconnect, reads, writes, notify
-///   on/off) run one at a time in arrival order.
+/// - Connect, disconnect and removal of one device run one at a time in
+///   arrival order; GATT operations wait for them, and for nothing else
+///   but an operation of the same kind on the same attribute. Concurrent
+///   reads of one value share one `ReadValue`.
 /// - Discovery and notifications are reference-counted across consumers.
-/// - When bluetoothd restarts, the mirror is rebuilt and discovery and
+/// - When bluetoothd restarts, or the bus connection is replaced after the
+///   bus dropped it (`attach`), the mirror is rebuilt and discovery and
 ///   notification subscriptions are re-established, or ended with a reason.
 public final class Central: Sendable {
-    /// The bus connection; the caller owns it (and closes it after `stop()`).
-    public let connection: Connection
+    /// The bus connection in use; the caller owns it (and closes it after
+    /// `stop()`).
+    public var connection: Connection { bus.withLock { $0 } }
     public let options: Options
+    private let bus: Mutex<Connection>
 
     let state = Mutex(CentralState())
     /// Operations per device path, and discovery changes per adapter path.
-    let lanes = KeyedSerialQueue<ObjectPath>()
+    let lanes = OperationLanes<LaneKey>()
+    /// Reads in flight, shared by the callers that ask for the same value.
+    let reads = SingleFlight<ReadKey, [UInt8]>()
     /// The handlers of bluetoothd's signals and of its name changing hands.
     let subscriptions = Mutex<[SignalSubscription]>([])
 
@@ -49,7 +57,7 @@ public final class Central: Sendable {
         /// down after `Disconnect()` returned (it reports it later).
         public var disconnectSettleTimeout: Duration = .seconds(3)
         /// How long discovery calls wait after a `SetDiscoveryFilter` that
-        /// made bluetoothd restart a running scan (see `reconcileLocked`).
+        /// made bluetoothd restart a running scan (see `reconcileInLane`).
         public var discoveryRestartSettle: Duration = .milliseconds(500)
 
         public init() {}
@@ -57,7 +65,7 @@ public final class Central: Sendable {
 
     /// A central on `connection`; nothing happens until `start()`.
     public init(connection: Connection, options: Options = Options()) {
-        self.connection = connection
+        self.bus = Mutex(connection)
         self.options = options
     }
 
@@ -76,6 +84,38 @@ public final class Central: Sendable {
         }
         guard !alreadyStarted else { return }
         do {
+            try await follow(connection)
+        } catch {
+            state.withLock { $0.started = false }
+            throw error
+        }
+        await rebuild()
+    }
+
+    /// Continues on a new bus connection after the bus dropped the old one
+    /// (see `DBus.BusSupervisor`): follows bluetoothd there, rebuilds the
+    /// mirror, and restores discovery and subscriptions, as after a
+    /// bluetoothd restart. Until then every operation fails with
+    /// `.bluetoothdUnavailable`.
+    public func attach(_ connection: Connection) async throws(BlueZError) {
+        let old = bus.withLock { bus -> Connection in
+            defer { bus = connection }
+            return bus
+        }
+        if old !== connection { busLost(DBusError(.disconnected, "the connection was replaced")) }
+        let previous = subscriptions.withLock { subscriptions -> [SignalSubscription] in
+            defer { subscriptions = [] }
+            return subscriptions
+        }
+        for subscription in previous { subscription.cancel() }
+        try await follow(connection)
+        state.withLock { $0.busLost = nil }
+        await rebuild()
+    }
+
+    /// Adds the signal handlers that keep the mirror on `connection`.
+    private func follow(_ connection: Connection) async throws(BlueZError) {
+        do {
             // The rules are on the bus before GetManagedObjects is sent, so
             // nothing that changes in between is missed. Signals are applied
             // on the connection's thread as they arrive: the mirror then
@@ -86,17 +126,15 @@ public final class Central: Sendable {
             }
             let signals = try await connection.addSignalHandler(
                 matching: Self.bluezRule,
-                ended: { [weak self] error in self?.vanish(BlueZError.wrapping(error)) }
+                ended: { [weak self] error in self?.busLost(error) }
             ) { [weak self] message in
                 guard let self, let signal = TreeSignal(message) else { return }
                 self.apply(signal)
             }
             subscriptions.withLock { $0 += [owners, signals] }
         } catch {
-            state.withLock { $0.started = false }
             throw BlueZError.wrapping(error)
         }
-        await rebuild()
     }
 
     /// Ends what this central started: discovery sessions (StopDiscovery),

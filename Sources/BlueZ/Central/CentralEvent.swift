@@ -26,6 +26,9 @@ public enum CentralEvent: Sendable, Hashable {
     /// A characteristic's value changed: a notification or indication, or
     /// the value a read returned (bluetoothd reports both alike).
     case characteristicValue(CharacteristicValue)
+    /// BlueZ became reachable or unreachable (bluetoothd started or
+    /// stopped, the bus connection was lost or restored).
+    case availability(BlueZAvailability)
 }
 
 /// A value of a characteristic, with where and when it came from.

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 /// Everything the central knows and tracks, behind one lock
@@ -7,6 +8,10 @@ struct CentralState {
     var tree = ObjectTree()
     /// Whether bluetoothd owns `org.bluez` and the tree mirrors it.
     var bluetoothdRunning = false
+    /// Why the bus connection is lost, while it is (nil while it is up).
+    var busLost: String?
+    /// The availability consumers of `events()` were last told.
+    var reportedAvailability = BlueZAvailability.available
     /// Signals received while `GetManagedObjects` is pending: applied after
     /// its reply, in order (nil when no rebuild is running).
     var rebuildQueue: [TreeSignal]?
@@ -27,6 +32,16 @@ struct CentralState {
     var waiters: [UInt64: TreeWaiter] = [:]
     /// Devices this central connected, to disconnect at `stop()`.
     var connectedByUs: Set<ObjectPath> = []
+
+    var availability: BlueZAvailability {
+        if let busLost { return .busDisconnected(busLost) }
+        return bluetoothdRunning ? .available : .bluetoothdNotRunning
+    }
+
+    /// The error of an operation that needs BlueZ while it cannot be reached.
+    var unavailability: BlueZError {
+        BlueZError(.bluetoothdUnavailable, availability.detail)
+    }
 
     mutating func makeID() -> UInt64 {
         defer { nextID += 1 }
@@ -79,9 +94,12 @@ struct SubscriptionRecord {
     let service: BluetoothUUID?
     let characteristic: BluetoothUUID
     let handle: UInt16?
-    var subscribers: [UInt64: AsyncThrowingStream<CharacteristicValue, any Error>.Continuation] = [:]
+    var subscribers: [UInt64: AsyncThrowingStream<NotificationEvent, any Error>.Continuation] = [:]
     /// StartNotify succeeded and StopNotify has not been sent.
     var notifying = false
+    /// Told `.interrupted`; to be told `.resumed` once StartNotify succeeds
+    /// again.
+    var interrupted = false
 }
 
 /// An operation waiting until the tree shows an outcome.
@@ -89,14 +107,14 @@ struct TreeWaiter {
     /// Looks at the tree after each reducer step and the changes of that
     /// step; returns the outcome once there is one.
     let check: @Sendable (ObjectTree, [TreeChange]) -> Result<Void, BlueZError>?
-    let promise: Promise<Void>
+    let promise: Promise<Void, BlueZError>
 }
 
 /// Work decided under the lock and done after it is released: finishing a
 /// stream runs its termination handler, which takes the lock again.
 struct Effects {
     var finishSessions: [AsyncStream<DiscoveryEvent>.Continuation] = []
-    var finishSubscribers: [(AsyncThrowingStream<CharacteristicValue, any Error>.Continuation, BlueZError?)] = []
+    var finishSubscribers: [(AsyncThrowingStream<NotificationEvent, any Error>.Continuation, BlueZError?)] = []
     var finishEvents: [AsyncStream<CentralEvent>.Continuation] = []
     /// Adapters whose discovery must be brought in line with the sessions.
     var reconcile: Set<ObjectPath> = []

@@ -17,11 +17,16 @@ public struct DiscoveryFilter: Sendable, Hashable {
     /// Every advertisement (true), or one event per device and again only
     /// when its advertisement data changes (false).
     public var allowDuplicates: Bool
+    /// The device with this address only (bluetoothd is not told: the
+    /// session filters).
+    public var address: BluetoothAddress?
 
     public init(
         serviceUUIDs: [BluetoothUUID] = [], name: String? = nil, namePrefix: String? = nil,
-        minimumRSSI: Int16? = nil, manufacturerID: UInt16? = nil, allowDuplicates: Bool = false
+        minimumRSSI: Int16? = nil, manufacturerID: UInt16? = nil, allowDuplicates: Bool = false,
+        address: BluetoothAddress? = nil
     ) {
+        self.address = address
         self.serviceUUIDs = serviceUUIDs
         self.name = name
         self.namePrefix = namePrefix
@@ -33,6 +38,7 @@ public struct DiscoveryFilter: Sendable, Hashable {
     /// Whether `device`, as the mirror shows it now, passes the filter.
     public func matches(_ device: Device) -> Bool {
         let advertisement = device.advertisement
+        if let address, device.address != address { return false }
         if !serviceUUIDs.isEmpty {
             let advertised = Set(advertisement.serviceUUIDs).union(advertisement.serviceData.keys)
             guard serviceUUIDs.contains(where: advertised.contains) else { return false }

@@ -33,13 +33,15 @@ public struct DiscoverySession: AsyncSequence, Sendable {
 }
 
 /// Notifications or indications of one characteristic, for one consumer:
-/// an `AsyncSequence` of timestamped values.
+/// an `AsyncSequence` of timestamped values, or, through `events`, of values
+/// and the subscription's interruptions (BlueZ unreachable) and
+/// resumptions. A consumer iterates one of the two, once.
 ///
 /// The sequence throws a `BlueZError` when the subscription ends for a
 /// reason other than the consumer's: `.notConnected` when the device
 /// disconnects (its message carries bluetoothd's reason when there is one),
-/// `.adapterUnavailable` when bluetoothd went away and could not restore
-/// it, `.notFound` when the characteristic disappeared, `.cancelled` when
+/// `.notConnected` also when bluetoothd (or the bus) came back but the
+/// device is no longer connected, `.notFound` when the characteristic disappeared, `.cancelled` when
 /// the central stopped. Iteration ending (or its task being cancelled)
 /// unsubscribes.
 public struct NotificationSubscription: AsyncSequence, Sendable {
@@ -49,9 +51,24 @@ public struct NotificationSubscription: AsyncSequence, Sendable {
     public let characteristic: GATTCharacteristic
     public let device: BluetoothAddress
     public let adapter: String
-    let stream: AsyncThrowingStream<CharacteristicValue, any Error>
+    let stream: AsyncThrowingStream<NotificationEvent, any Error>
 
-    public func makeAsyncIterator() -> AsyncThrowingStream<CharacteristicValue, any Error>.AsyncIterator {
-        stream.makeAsyncIterator()
+    /// The values and the subscription's interruptions and resumptions.
+    public var events: AsyncThrowingStream<NotificationEvent, any Error> { stream }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(base: stream.makeAsyncIterator())
+    }
+
+    /// The values only.
+    public struct Iterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<NotificationEvent, any Error>.AsyncIterator
+
+        public mutating func next() async throws -> CharacteristicValue? {
+            while let event = try await base.next() {
+                if case .value(let value) = event { return value }
+            }
+            return nil
+        }
     }
 }

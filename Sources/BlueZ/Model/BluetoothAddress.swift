@@ -46,21 +46,16 @@ public struct BluetoothAddress: Hashable, Sendable {
     /// The address in `separator`-separated uppercase hex (`AA_BB_...` for
     /// object paths, `AA:BB:...` for people and BlueZ properties).
     ///
-    /// Written digit by digit: the API prints the address of every
-    /// notification and scan result (twice each), and six hex conversions
-    /// and a join cost ~5% of the gateway's CPU on the notification path
-    /// (Benchmarks/, `perf`).
+    /// Written digit by digit into one buffer: it is printed for every
+    /// notification and scan result.
     func formatted(separator: String) -> String {
-        let digits: StaticString = "0123456789ABCDEF"
         var text: [UInt8] = []
         text.reserveCapacity(12 + 5 * separator.utf8.count)
         for index in 0..<6 {
             if index > 0 { text += separator.utf8 }
-            let byte = Int(truncatingIfNeeded: rawValue >> (40 - 8 * UInt64(index))) & 0xFF
-            digits.withUTF8Buffer { table in
-                text.append(table[byte >> 4])
-                text.append(table[byte & 0x0F])
-            }
+            let byte = UInt8(truncatingIfNeeded: rawValue >> (40 - 8 * UInt64(index)))
+            text.append(Hex.digit(byte >> 4, uppercase: true))
+            text.append(Hex.digit(byte, uppercase: true))
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -59,8 +59,7 @@ public struct BluetoothUUID: Hashable, Sendable {
                     buffer[index] = UInt8(ascii: "-")
                     continue
                 }
-                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
-                buffer[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                buffer[index] = Hex.digit(UInt8(truncatingIfNeeded: rest))
                 rest >>= 4
             }
             return 36

@@ -25,15 +25,20 @@ enum Hex {
         return result
     }
 
+    /// The digit for the low four bits of `value`, in lowercase or uppercase.
+    static func digit(_ value: UInt8, uppercase: Bool = false) -> UInt8 {
+        let nibble = value & 0xF
+        if nibble < 10 { return UInt8(ascii: "0") + nibble }
+        return (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + nibble - 10
+    }
+
     /// `value` as exactly `width` hex digits (zero-padded, truncated to the
     /// low `width` digits), in lowercase or uppercase.
     static func string(_ value: UInt128, width: Int, uppercase: Bool = false) -> String {
-        let letterBase = uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")
         var bytes = [UInt8](repeating: 0, count: width)
         var rest = value
         for index in stride(from: width - 1, through: 0, by: -1) {
-            let digit = UInt8(truncatingIfNeeded: rest & 0xF)
-            bytes[index] = digit < 10 ? UInt8(ascii: "0") + digit : letterBase + digit - 10
+            bytes[index] = digit(UInt8(truncatingIfNeeded: rest), uppercase: uppercase)
             rest >>= 4
         }
         return String(decoding: bytes, as: UTF8.self)

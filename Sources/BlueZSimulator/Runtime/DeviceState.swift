@@ -66,6 +66,10 @@ final class DeviceState {
     var stored: Bool
     /// Notification sessions whose CCC write is still in flight.
     var pendingNotify: Set<Int> = []
+    /// The peripheral holds back its answers to ATT requests (control API).
+    var gattHeld = false
+    /// ATT requests waiting for the peripheral to answer.
+    var heldRequests: [CheckedContinuation<Void, Never>] = []
 
     /// bluetoothd removes a temporary device TemporaryTimeout after it was
     /// last seen, and when the adapter powers off: one that is neither

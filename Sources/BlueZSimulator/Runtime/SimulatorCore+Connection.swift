@@ -117,6 +117,10 @@ extension SimulatorCore {
         device.connected = false
         device.notifySessions.removeAll()
         device.pendingNotify.removeAll()
+        // Requests on their way fail with the link.
+        let held = device.heldRequests
+        device.heldRequests = []
+        for request in held { request.resume() }
         var changes: [String: Value] = ["Connected": .boolean(false)]
         if device.servicesResolved { changes["ServicesResolved"] = .boolean(false) }
         device.servicesResolved = false

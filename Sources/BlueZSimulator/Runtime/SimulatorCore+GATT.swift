@@ -75,17 +75,20 @@ extension SimulatorCore {
         let (device, index) = try characteristic(at: path)
         guard device.connected else { throw BluetoothdError.failed("Not connected") }
         let parsed = try GATTOptions(options)
-        try await secure(device, index)
-        switch device.characteristics[index].read(offset: parsed.offset) {
-        case .failure(let failure):
-            throw BluetoothdError.att(failure.code)
-        case .success(let bytes):
-            // bluetoothd caches what it read as the Value property and
-            // announces it after every read (offset reads patch the cache).
-            let cached = bus.objects.property("Value", of: Self.characteristicInterface, at: path)?.bytes ?? []
-            let value = Array(cached.prefix(parsed.offset)) + bytes
-            try? bus.objects.update(["Value": .bytes(value)], of: Self.characteristicInterface, at: path)
-            return bytes
+        return try await mergedRead(path, offset: parsed.offset) { () async throws(DBusError) in
+            try await secure(device, index)
+            try await peripheralAnswers(device)
+            switch device.characteristics[index].read(offset: parsed.offset) {
+            case .failure(let failure):
+                throw BluetoothdError.att(failure.code)
+            case .success(let bytes):
+                // bluetoothd caches what it read as the Value property and
+                // announces it after every read (offset reads patch the cache).
+                let cached = bus.objects.property("Value", of: Self.characteristicInterface, at: path)?.bytes ?? []
+                let value = Array(cached.prefix(parsed.offset)) + bytes
+                try? bus.objects.update(["Value": .bytes(value)], of: Self.characteristicInterface, at: path)
+                return bytes
+            }
         }
     }
 
@@ -96,6 +99,7 @@ extension SimulatorCore {
     func writeCharacteristic(_ path: ObjectPath, _ bytes: [UInt8], options: Value) async throws(DBusError) {
         let (device, index) = try characteristic(at: path)
         guard device.connected else { throw BluetoothdError.failed("Not connected") }
+        try checkNoWriteInFlight(path)
         let parsed = try GATTOptions(options)
         let flags = device.database.characteristics[index].spec.flags
         // The procedure, as characteristic_write_value picks it: reliable
@@ -109,21 +113,27 @@ extension SimulatorCore {
             let command = type == "command" || (type == nil && flags.contains("write-without-response"))
             guard command, parsed.offset == 0 else { throw BluetoothdError.notSupported }
         }
-        try await secure(device, index)
         guard request else {
+            try await secure(device, index)
             // A Write Command has no response: the peripheral's verdict is
             // never seen.
             if device.characteristics[index].write(bytes, offset: 0) == nil { echoed(device, index, path) }
             return
         }
-        // The peripheral refuses a write request on a value it does not
-        // let clients write.
-        guard flags.contains("write") || flags.contains("reliable-write") || flags.contains("write-without-response")
-        else { throw BluetoothdError.att(ATTError.writeNotPermitted) }
-        if let code = device.characteristics[index].write(bytes, offset: parsed.offset) {
-            throw BluetoothdError.att(code)
+        // In flight from the start: raising the security level is part of
+        // the request.
+        try await exclusiveWrite(path) { () async throws(DBusError) in
+            try await secure(device, index)
+            try await peripheralAnswers(device)
+            // The peripheral refuses a write request on a value it does not
+            // let clients write.
+            guard flags.contains("write") || flags.contains("reliable-write") || flags.contains("write-without-response")
+            else { throw BluetoothdError.att(ATTError.writeNotPermitted) }
+            if let code = device.characteristics[index].write(bytes, offset: parsed.offset) {
+                throw BluetoothdError.att(code)
+            }
+            echoed(device, index, path)
         }
-        echoed(device, index, path)
     }
 
     /// An echo characteristic notifies what was written while notifying.

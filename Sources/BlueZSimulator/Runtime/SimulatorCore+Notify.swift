@@ -110,10 +110,19 @@ extension SimulatorCore {
         return (device, index, descriptor)
     }
 
-    func readDescriptor(_ path: ObjectPath, options: Value) throws(DBusError) -> [UInt8] {
+    func readDescriptor(_ path: ObjectPath, options: Value) async throws(DBusError) -> [UInt8] {
         let (device, index, descriptor) = try self.descriptor(at: path)
         guard device.connected else { throw BluetoothdError.failed("Not connected") }
         let parsed = try GATTOptions(options)
+        return try await mergedRead(path, offset: parsed.offset) { () async throws(DBusError) in
+            try await peripheralAnswers(device)
+            return try descriptorValue(path, device, index, descriptor, offset: parsed.offset)
+        }
+    }
+
+    private func descriptorValue(
+        _ path: ObjectPath, _ device: DeviceState, _ index: Int, _ descriptor: GATTDatabase.Descriptor, offset: Int
+    ) throws(DBusError) -> [UInt8] {
         let value = descriptor.isClientConfiguration
             ? (device.notifySessions[index] != nil
                 ? [device.database.characteristics[index].spec.flags.contains("notify") ? 0x01 : 0x02, 0x00] : [0, 0])
@@ -121,8 +130,8 @@ extension SimulatorCore {
         guard descriptor.spec.flags.contains("read") || descriptor.isClientConfiguration else {
             throw BluetoothdError.att(ATTError.readNotPermitted)
         }
-        guard parsed.offset <= value.count else { throw BluetoothdError.att(ATTError.invalidOffset) }
-        let result = Array(value[parsed.offset...])
+        guard offset <= value.count else { throw BluetoothdError.att(ATTError.invalidOffset) }
+        let result = Array(value[offset...])
         try? bus.objects.update(["Value": .bytes(result)], of: "org.bluez.GattDescriptor1", at: path)
         return result
     }
@@ -130,12 +139,16 @@ extension SimulatorCore {
     /// Descriptor writes are acknowledged; the Client Characteristic
     /// Configuration belongs to bluetoothd (StartNotify), so writing it
     /// directly is refused.
-    func writeDescriptor(_ path: ObjectPath, _ bytes: [UInt8], options: Value) throws(DBusError) {
+    func writeDescriptor(_ path: ObjectPath, _ bytes: [UInt8], options: Value) async throws(DBusError) {
         let (device, _, descriptor) = try self.descriptor(at: path)
         guard device.connected else { throw BluetoothdError.failed("Not connected") }
+        try checkNoWriteInFlight(path)
         _ = try GATTOptions(options)
-        guard !descriptor.isClientConfiguration, descriptor.spec.flags.contains("write") else {
-            throw BluetoothdError.att(ATTError.writeNotPermitted)
+        try await exclusiveWrite(path) { () async throws(DBusError) in
+            try await peripheralAnswers(device)
+            guard !descriptor.isClientConfiguration, descriptor.spec.flags.contains("write") else {
+                throw BluetoothdError.att(ATTError.writeNotPermitted)
+            }
         }
     }
 }

@@ -23,8 +23,15 @@ actor SimulatorCore {
     var agents: [BusName: (path: ObjectPath, capability: String)] = [:]
     var defaultAgent: BusName?
     var running = false
+    /// While the simulated bluetoothd is stopped: the bonds and trust it
+    /// keeps in storage (nil while it runs).
+    var stoppedBonds: [(DeviceAddress, Bool, Bool)]?
     /// Counts for tests and benchmarks.
     var counters = SimulatorStatistics()
+    /// Reads on their way to a peripheral, by attribute path.
+    var readsInFlight: [ObjectPath: ReadInFlight] = [:]
+    /// Attributes whose write request is on its way to the peripheral.
+    var writesInFlight: Set<ObjectPath> = []
 
     enum TimerEvent {
         case advertise(ObjectPath, generation: UInt64)
@@ -37,6 +44,8 @@ actor SimulatorCore {
     init(bus: Connection, scenario: Scenario, options: SimulatorOptions) {
         self.bus = bus
         self.scenario = scenario
+        var options = options
+        if let connectedSignal = scenario.connectedSignal { options.connectedSignal = connectedSignal }
         self.options = options
         random = SplitMix64(seed: options.seed)
     }
@@ -75,12 +84,26 @@ actor SimulatorCore {
     /// bluetoothd restart does: connections drop, discovered devices are
     /// forgotten, paired devices come back from storage.
     func restart() async throws {
+        try await stopDaemon()
+        try await startDaemon()
+    }
+
+    /// Drops the name and every object, as bluetoothd exiting does; bonds
+    /// and trust are kept, as in bluetoothd's storage. Until `startDaemon`,
+    /// `org.bluez` has no owner on the bus.
+    func stopDaemon() async throws {
+        guard stoppedBonds == nil else { return }
         clock?.cancel()
         clock = nil
         if bus.isConnected { try await bus.releaseName(Self.busName) }
-        // Bonds and trust are in bluetoothd's storage: they survive.
-        let stored = devices.values.map { ($0.spec.address, $0.paired, $0.trusted) }
+        stoppedBonds = devices.values.map { ($0.spec.address, $0.paired, $0.trusted) }
         removeAllObjects()
+    }
+
+    /// Exports the objects again and takes `org.bluez`, as bluetoothd
+    /// starting does: paired devices come back from storage.
+    func startDaemon() async throws {
+        guard let stored = stoppedBonds else { return }
         var scenario = self.scenario
         for index in scenario.devices.indices {
             guard let (_, paired, trusted) = stored.first(where: { $0.0 == scenario.devices[index].address }) else {
@@ -90,6 +113,7 @@ actor SimulatorCore {
             scenario.devices[index].trusted = trusted
         }
         self.scenario = scenario
+        stoppedBonds = nil
         try exportRoot()
         for spec in scenario.adapters { try addAdapter(spec) }
         for spec in scenario.devices { try addDevice(spec) }
@@ -101,8 +125,12 @@ actor SimulatorCore {
         startClock()
     }
 
+    /// Whether the simulated bluetoothd is stopped (`stopDaemon`).
+    var isDaemonStopped: Bool { stoppedBonds != nil }
+
     private func removeAllObjects() {
         timers.removeAll()
+        for device in devices.values { holdGATT(device, false) }
         for device in devices.values where device.exported { bus.objects.remove(at: device.path) }
         devices.removeAll()
         for adapter in adapters.values { bus.objects.remove(at: adapter.path) }
@@ -183,4 +211,14 @@ public struct SimulatorStatistics: Sendable, Hashable {
     public var restarts = 0
     /// Scans restarted to apply a changed discovery filter.
     public var scanRestarts = 0
+    /// `ReadValue` calls received (characteristics and descriptors).
+    public var readValueCalls = 0
+    /// Reads sent to peripherals: `ReadValue` calls merged into a read in
+    /// flight are not counted again.
+    public var peripheralReads = 0
+    /// `WriteValue` calls received (characteristics and descriptors).
+    public var writeValueCalls = 0
+    /// GATT calls answered `InProgress` (a read at another offset, a
+    /// second write, while one is in flight).
+    public var inProgressReplies = 0
 }

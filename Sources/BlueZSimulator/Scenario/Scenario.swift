@@ -10,6 +10,10 @@ public struct Scenario: Sendable {
     /// 1 is realistic, 0.01 makes tests fast. Rates (advertising intervals,
     /// notification rates) are not scaled.
     public var timing: Double
+    /// Whether `PropertiesChanged(Connected=true)` follows a connection;
+    /// nil leaves it to `SimulatorOptions` (never, as bluetoothd 5.66 most
+    /// often does).
+    public var connectedSignal: SimulatorOptions.ConnectedSignal?
     public var adapters: [Adapter]
     public var devices: [Device]
 

@@ -2,9 +2,10 @@
 /// and refusing unknown keys (see docs/scenarios.md for the format).
 struct ScenarioParser {
     func scenario(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario {
-        let keys = try cursor.mapping(allowed: ["timing", "adapters", "devices"])
+        let keys = try cursor.mapping(allowed: ["timing", "connectedSignal", "adapters", "devices"])
         var scenario = Scenario(adapters: [], devices: [])
         if let timing = keys["timing"] { scenario.timing = try timing.number() }
+        if let signal = keys["connectedSignal"] { scenario.connectedSignal = try connectedSignal(signal) }
         if let adapters = keys["adapters"] {
             scenario.adapters = try adapters.sequence().enumerated().map { index, item throws(ScenarioError) in
                 try adapter(item, index: index)
@@ -29,6 +30,13 @@ struct ScenarioParser {
             }
         }
         return scenario
+    }
+
+    func connectedSignal(_ cursor: YAMLCursor) throws(ScenarioError) -> SimulatorOptions.ConnectedSignal {
+        guard let signal = SimulatorOptions.ConnectedSignal(try cursor.string()) else {
+            throw cursor.error("connectedSignal is always, never or a probability from 0 to 1")
+        }
+        return signal
     }
 
     func adapter(_ cursor: YAMLCursor, index: Int) throws(ScenarioError) -> Scenario.Adapter {

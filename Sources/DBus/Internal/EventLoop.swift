@@ -17,8 +17,11 @@ import Synchronization
 /// messages queued by other threads).
 final class EventLoop: @unchecked Sendable {
     // Safe to share because: `inbox` is a Mutex; `wakeFD` is only written
-    // with write(2); every other stored property is read and written on the
-    // loop thread only (or before the thread starts / after it is joined).
+    // with write(2); `thread` is read and written under the inbox lock;
+    // `onMessage` and `onClose` are written before the loop thread starts
+    // (pthread_create orders those writes before the thread runs), read on
+    // it, and cleared on it; everything else is `onLoop`, whose every
+    // access checks that it is made on the loop thread.
 
     enum Command {
         /// Send a message. With a reply handler the message is a method call
@@ -50,15 +53,42 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let inbox = Mutex(Inbox())
+    private let dropped = Atomic(false)
     private let wakeFD: Int32
     private var thread: pthread_t?
 
-    // Loop-thread state.
-    private var connection: OpaquePointer?
-    private var watches: [Watch] = []
-    private var timeouts: [Timeout] = []
-    private var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] = [:]
-    private var running = true
+    /// What only the loop thread touches.
+    private struct LoopState {
+        var connection: OpaquePointer?
+        var watches: [Watch] = []
+        var timeouts: [Timeout] = []
+        var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] = [:]
+        var running = true
+    }
+
+    private let loopThread = LoopThread()
+    private var onLoop: LoopBound<LoopState>
+
+    private var connection: OpaquePointer? {
+        _read { yield onLoop.value.connection }
+        _modify { yield &onLoop.value.connection }
+    }
+    private var watches: [Watch] {
+        _read { yield onLoop.value.watches }
+        _modify { yield &onLoop.value.watches }
+    }
+    private var timeouts: [Timeout] {
+        _read { yield onLoop.value.timeouts }
+        _modify { yield &onLoop.value.timeouts }
+    }
+    private var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] {
+        _read { yield onLoop.value.pendingCalls }
+        _modify { yield &onLoop.value.pendingCalls }
+    }
+    private var running: Bool {
+        _read { yield onLoop.value.running }
+        _modify { yield &onLoop.value.running }
+    }
 
     /// Receives every incoming message that is not a reply (signals and
     /// method calls), on the loop thread; returns whether it handled it.
@@ -74,13 +104,22 @@ final class EventLoop: @unchecked Sendable {
         let fd = cdbus_eventfd()
         guard fd >= 0 else { throw DBusError(.failed, "eventfd failed: errno \(errno)") }
         wakeFD = fd
+        onLoop = LoopBound(LoopState(), thread: loopThread)
     }
 
     /// Opens a connection to `address` on a new loop thread and registers on
     /// the bus; returns the connection's unique name.
     func start(address: BusAddress) async throws -> BusName {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusName, any Error>) in
-            spawnThread { self.run(address: address, started: continuation) }
+        do {
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<BusName, any Error>) in
+                spawnThread { self.run(address: address, started: continuation) }
+            }
+        } catch {
+            // The thread has ended (or is about to): join it, so that a
+            // failed attempt (a supervisor retrying while the bus is down)
+            // leaves no thread behind.
+            shutdown()
+            throw error
         }
     }
 
@@ -106,6 +145,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     var isClosed: Bool { inbox.withLock { $0.closed } }
+
+    /// Whether the bus ended the connection (libdbus delivered
+    /// `org.freedesktop.DBus.Local.Disconnected`), as opposed to `shutdown`.
+    var droppedByBus: Bool { dropped.load(ordering: .acquiring) }
 
     /// Stops the loop, closes the connection and joins the thread. Calls
     /// still waiting fail with `Disconnected`. Safe to call more than once and
@@ -134,26 +177,41 @@ final class EventLoop: @unchecked Sendable {
 
     private func spawnThread(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var handle = pthread_t()
-        let result = pthread_create(&handle, nil, { argument in
-            guard let argument else { return nil }
-            let body = Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue()
-            body.run()
-            return nil
-        }, box)
+        // The handle is stored under the lock the new thread takes before
+        // it reports anything, so whoever joins it finds it.
+        let result = inbox.withLock { _ -> Int32 in
+            var handle = pthread_t()
+            let result = pthread_create(&handle, nil, { argument in
+                guard let argument else { return nil }
+                let body = Unmanaged<ThreadBody>.fromOpaque(argument).takeRetainedValue()
+                body.run()
+                return nil
+            }, box)
+            if result == 0 { thread = handle }
+            return result
+        }
         precondition(result == 0, "pthread_create failed: \(result)")
-        inbox.withLock { _ in thread = handle }
     }
 
     // MARK: Loop thread
 
     private func run(address: BusAddress, started: CheckedContinuation<BusName, any Error>) {
+        loopThread.bind()
         cdbus_set_thread_name("dbus-loop")
         let uniqueName: BusName
         do {
             uniqueName = try openConnection(address)
         } catch {
             inbox.withLock { $0.closed = true }
+            // The handlers hold the object server, which holds this loop:
+            // without a connection they will never run.
+            onMessage = nil
+            onClose = nil
+            if let connection {
+                dbus_connection_close(connection)
+                dbus_connection_unref(connection)
+                self.connection = nil
+            }
             started.resume(throwing: error)
             return
         }
@@ -343,6 +401,7 @@ final class EventLoop: @unchecked Sendable {
         if message.kind == .signal, message.interface?.rawValue == "org.freedesktop.DBus.Local",
             message.member?.rawValue == "Disconnected"
         {
+            dropped.store(true, ordering: .releasing)
             running = false
             return DBUS_HANDLER_RESULT_HANDLED
         }

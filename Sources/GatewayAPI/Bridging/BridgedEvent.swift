@@ -26,6 +26,7 @@ public struct BridgedEvent: Sendable {
             .connected(let device), .servicesResolved(let device), .disconnected(let device, _):
             self.adapter = device.adapter
         case .characteristicValue(let value): self.adapter = value.adapter
+        case .availability: self.adapter = nil
         }
         if case .characteristicValue(let value) = event {
             characteristic = value.characteristic.uuidString

@@ -41,18 +41,20 @@ extension Gateway {
         if let adapter { query.append("adapter=\(adapter)") }
         var request = Request(method: .get, target: instance + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
         request.parameters = Parameters([(name: "address", value: address), (name: "characteristic", value: characteristic)])
+        var problem: Problem
         do {
             let (device, adapterName) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
-            let subscription = try await bluez { () async throws(BlueZError) in
-                try await central.subscribe(to: selector, of: device, adapter: adapterName)
-            }
-            return .success(subscription)
+            return .success(try await central.subscribe(to: selector, of: device, adapter: adapterName))
+        } catch let error as Problem {
+            problem = error
+        } catch let error as BlueZError {
+            problem = Problem(error)
         } catch {
-            var problem = error
-            problem.instance = instance
-            return .failure(BridgeProblem(status: problem.status.code, json: problem.json))
+            problem = Problem(.internalError, status: .internalServerError, detail: "\(error)")
         }
+        problem.instance = instance
+        return .failure(BridgeProblem(status: problem.status.code, json: problem.json))
     }
 }
 

@@ -106,6 +106,19 @@ enum ModelJSON {
         .object(encoding.members(bytes))
     }
 
+    /// The members that say which characteristic gave which value, shared
+    /// by `notification` and `characteristic-value` events (without their
+    /// `timestamp`, which each places itself).
+    static func characteristicValue(_ value: CharacteristicValue, encoding: ByteEncoding) -> [(String, JSON)] {
+        var members: [(String, JSON)] = [
+            ("address", .string(value.device.description)), ("adapter", .string(value.adapter)),
+        ]
+        if let service = value.service { members.append(("service", .string(service.uuidString))) }
+        members.append(("characteristic", .string(value.characteristic.uuidString)))
+        if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
+        return members + encoding.members(value.value)
+    }
+
     /// RFC 3339 with milliseconds, in UTC.
     static func timestamp(_ date: Date) -> JSON {
         .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))

@@ -57,17 +57,21 @@ public enum ByteEncoding: String, Sendable, CaseIterable {
         }
     }
 
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// Lowercase hex, two digits a byte.
     public static func hex(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
+        for byte in bytes { appendHex(byte, to: &out) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `byte` as two lowercase hex digits: the API's one hex table.
+    static func appendHex(_ byte: UInt8, to out: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { table in
+            out.append(table[Int(byte >> 4)])
+            out.append(table[Int(byte & 0x0f)])
+        }
     }
 
     /// Hex to bytes; nil if not hex. The grammar (openapi.yaml's `HexBytes`):

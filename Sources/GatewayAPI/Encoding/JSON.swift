@@ -43,11 +43,10 @@ public enum JSON: Sendable, Equatable {
 
     public func write(to out: inout [UInt8]) {
         switch self {
-        case .null: out += Array("null".utf8)
-        case .bool(let value): out += Array((value ? "true" : "false").utf8)
-        case .int(let value): out += Array(String(value).utf8)
-        case .double(let value):
-            out += Array((value.isFinite ? String(value) : "null").utf8)
+        case .null: out += "null".utf8
+        case .bool(let value): out += (value ? "true" : "false").utf8
+        case .int(let value): out += String(value).utf8
+        case .double(let value): out += (value.isFinite ? String(value) : "null").utf8
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
@@ -68,21 +67,20 @@ public enum JSON: Sendable, Equatable {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// A string with the escapes RFC 8259 requires (quote, backslash,
     /// control characters); everything else is written as UTF-8.
     static func writeString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case UInt8(ascii: "\""): out += #"\""#.utf8
+            case UInt8(ascii: "\\"): out += #"\\"#.utf8
+            case 0x0A: out += #"\n"#.utf8
+            case 0x0D: out += #"\r"#.utf8
+            case 0x09: out += #"\t"#.utf8
             case 0..<0x20:
-                out += Array("\\u00".utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0f)]]
+                out += #"\u00"#.utf8
+                ByteEncoding.appendHex(byte, to: &out)
             default: out.append(byte)
             }
         }

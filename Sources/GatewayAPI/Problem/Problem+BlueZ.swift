@@ -4,8 +4,10 @@ import HTTPServer
 extension Problem {
     /// The one table from BlueZ conditions to HTTP: 400 bad input, 403 not
     /// permitted or not paired, 404 unknown, 409 not connected / in progress
-    /// / ambiguous, 501 not supported, 502 the peripheral or the link
-    /// failed, 503 adapter off or bluetoothd gone, 504 timeout. The D-Bus
+    /// / ambiguous, 502 the peripheral or the link failed, 503 adapter off or
+    /// bluetoothd gone, 504 timeout. What the target cannot do at all (a
+    /// characteristic that cannot notify) is the client's to know, so it is
+    /// a 403 like BlueZ's own refusals of reads and writes, never a 5xx. The D-Bus
     /// error name, the ATT code and the candidates of an ambiguous name
     /// travel along.
     init(_ error: BlueZError) {
@@ -18,9 +20,10 @@ extension Problem {
             case .ambiguous: (.ambiguous, .conflict)
             case .notConnected: (.notConnected, .conflict)
             case .inProgress, .alreadyExists: (.inProgress, .conflict)
-            case .notSupported: (.notSupported, .notImplemented)
+            case .notSupported: (.notSupported, .forbidden)
             case .connectionFailed, .peripheralFailed: (.peripheralFailed, .badGateway)
             case .poweredOff, .adapterUnavailable: (.adapterUnavailable, .serviceUnavailable)
+            case .bluetoothdUnavailable: (.bluetoothdUnavailable, .serviceUnavailable)
             case .timeout: (.timeout, .gatewayTimeout)
             case .cancelled: (.unavailable, .serviceUnavailable)
             default: (.bluetoothFailed, .badGateway)
@@ -38,20 +41,10 @@ extension Problem {
     }
 }
 
-/// Runs a central operation, its errors as problems.
-func bluez<T>(_ body: () async throws(BlueZError) -> T) async throws(Problem) -> T {
-    do {
-        return try await body()
-    } catch {
-        throw Problem(error)
-    }
-}
-
-/// Reads a central snapshot, its errors as problems.
-func bluez<T>(_ body: () throws(BlueZError) -> T) throws(Problem) -> T {
-    do {
-        return try body()
-    } catch {
-        throw Problem(error)
+/// The one place where a BlueZ error thrown by a handler becomes a response:
+/// the problem of the table above, naming the request it answers.
+extension BlueZError: ResponseConvertibleError {
+    public func response(for request: Request?) -> Response {
+        Problem(self).response(for: request)
     }
 }

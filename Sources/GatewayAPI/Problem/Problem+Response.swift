@@ -3,7 +3,19 @@ import HTTPServer
 extension Problem: ResponseConvertibleError {
     /// The problem as an `application/problem+json` response.
     public var response: Response {
-        Response.bytes(json, status: status, contentType: "application/problem+json")
+        var response = Response.bytes(json, status: status, contentType: "application/problem+json")
+        // BlueZ unreachable is temporary and the gateway recovers by itself:
+        // tell clients when to try again (its reconnection backoff's bound).
+        if kind == .bluetoothdUnavailable { response.headers.replaceOrAdd(name: "Retry-After", value: "5") }
+        return response
+    }
+
+    /// The problem as the answer to `request`: `instance` names the request's
+    /// path unless the problem already names one.
+    public func response(for request: Request?) -> Response {
+        var located = self
+        if located.instance == nil { located.instance = request?.path }
+        return located.response
     }
 
     /// The JSON body: the RFC 9457 members first, then the gateway's own.
@@ -38,6 +50,7 @@ extension ErrorResponseFactory {
             case 404: .notFound
             case 405: .methodNotAllowed
             case 413: .payloadTooLarge
+            case 414: .invalidRequest
             case 431: .headersTooLarge
             case 503: .unavailable
             default: .internalError
@@ -52,8 +65,6 @@ extension ErrorResponseFactory {
                 default: kind.title
                 }
         }
-        var problem = Problem(kind, status: error.status, detail: detail)
-        problem.instance = request?.path
-        return problem.response
+        return Problem(kind, status: error.status, detail: detail).response(for: request)
     }
 }

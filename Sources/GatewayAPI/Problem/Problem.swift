@@ -85,7 +85,11 @@ extension Problem.Kind {
     public static let notPermitted = Self("not-permitted", title: "The operation is not permitted")
     public static let notAuthorized = Self("not-authorized", title: "The device requires pairing or authorization")
     public static let notSupported = Self("not-supported", title: "The operation is not supported")
-    public static let adapterUnavailable = Self("adapter-unavailable", title: "The Bluetooth adapter is off or BlueZ is unreachable")
+    public static let adapterUnavailable = Self("adapter-unavailable", title: "The Bluetooth adapter is off or missing")
+    /// Temporary: bluetoothd is not running or the D-Bus connection to it is
+    /// lost; the gateway recovers by itself when it is back.
+    public static let bluetoothdUnavailable = Self(
+        "bluetoothd-unavailable", title: "BlueZ is unreachable (bluetoothd or the system bus is down)")
     public static let timeout = Self("timeout", title: "The operation timed out")
     public static let peripheralFailed = Self("peripheral-failed", title: "The peripheral reported an error")
     public static let bluetoothFailed = Self("bluetooth-failed", title: "BlueZ reported an error")

@@ -4,12 +4,12 @@ import HTTPServer
 extension Gateway {
     func addAdapterRoutes(to router: inout Router) {
         router.get("/v1/adapters") { [central] _ in
-            guard central.isBluetoothdRunning else { throw Problem.bluetoothdNotRunning }
+            try Problem.requireBlueZ(central)
             return .json(.array(central.adapters().map(ModelJSON.adapter)))
         }
         router.get("/v1/adapters/{adapter}") { [central] request in
             let name = try request.adapterName()
-            return .json(ModelJSON.adapter(try bluez { () throws(BlueZError) in try central.adapter(name) }))
+            return .json(ModelJSON.adapter(try central.adapter(name)))
         }
         router.patch("/v1/adapters/{adapter}") { [central, configuration] request in
             let name = try request.adapterName()
@@ -18,9 +18,7 @@ extension Gateway {
                 throw Problem.invalidParameter("powered", "is required (true or false)")
             }
             let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
-            let adapter = try await bluez { () async throws(BlueZError) in
-                try await central.setPowered(powered, adapter: name, timeout: timeout)
-            }
+            let adapter = try await central.setPowered(powered, adapter: name, timeout: timeout)
             return .json(ModelJSON.adapter(adapter))
         }
     }
@@ -36,6 +34,11 @@ extension Request {
 }
 
 extension Problem {
-    static let bluetoothdNotRunning = Problem(
-        .adapterUnavailable, status: .serviceUnavailable, detail: "bluetoothd is not running (org.bluez has no owner)")
+    /// A 503 `bluetoothd-unavailable` unless BlueZ can be reached.
+    static func requireBlueZ(_ central: Central) throws(Problem) {
+        let availability = central.availability
+        guard availability == .available else {
+            throw Problem(.bluetoothdUnavailable, status: .serviceUnavailable, detail: availability.detail)
+        }
+    }
 }

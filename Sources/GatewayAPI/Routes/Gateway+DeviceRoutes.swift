@@ -5,8 +5,8 @@ extension Gateway {
     func addDeviceRoutes(to router: inout Router) {
         router.get("/v1/devices") { [self] request in
             let adapter = try request.adapterQuery(default: nil)
-            if let adapter { _ = try bluez { () throws(BlueZError) in try central.adapter(adapter) } }
-            guard central.isBluetoothdRunning else { throw Problem.bluetoothdNotRunning }
+            if let adapter { _ = try central.adapter(adapter) }
+            try Problem.requireBlueZ(central)
             let services = try request.uuidList("service")
             let encoding = try request.encoding()
             let devices = central.devices(adapter: adapter, connected: try request.bool("connected")).filter { device in
@@ -17,32 +17,26 @@ extension Gateway {
         router.get("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let encoding = try request.encoding()
-            let device = try bluez { () throws(BlueZError) in try central.device(address, adapter: adapter) }
+            let device = try central.device(address, adapter: adapter)
             return .json(ModelJSON.device(device, encoding: encoding))
         }
         router.delete("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await bluez { () async throws(BlueZError) in
-                try await central.remove(address, adapter: adapter, timeout: timeout)
-            }
+            try await central.remove(address, adapter: adapter, timeout: timeout)
             return Response(status: .noContent)
         }
         router.post("/v1/devices/{address}/connect") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
-            let device = try await bluez { () async throws(BlueZError) in
-                try await central.connect(address, adapter: adapter, timeout: timeout)
-            }
+            let device = try await central.connect(address, adapter: adapter, timeout: timeout)
             return .json(ModelJSON.device(device, encoding: .hex))
         }
         router.post("/v1/devices/{address}/disconnect") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await bluez { () async throws(BlueZError) in
-                try await central.disconnect(address, adapter: adapter, timeout: timeout)
-            }
-            let device = try bluez { () throws(BlueZError) in try central.device(address, adapter: adapter) }
+            try await central.disconnect(address, adapter: adapter, timeout: timeout)
+            let device = try central.device(address, adapter: adapter)
             return .json(ModelJSON.device(device, encoding: .hex))
         }
     }

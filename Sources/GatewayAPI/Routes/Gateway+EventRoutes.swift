@@ -18,10 +18,22 @@ extension Gateway {
                 try Request.bluetoothAddress(text, parameter: "device").description
             }
             let lastEventID = try request.lastEventID()
+            let lifetime = try request.streamLifetime()
             let id = log.makeSubscriberID()
-            let writer = streams.makeWriter(streamConfiguration) { [log] _ in log.unsubscribe(id) }
+            let writer = streams.makeWriter(
+                streamConfiguration, lifetime: lifetime,
+                lastEvent: { [log] ending in ending == .gatewayStopping ? Self.gatewayStopping(log) : nil }
+            ) { [log] _ in log.unsubscribe(id) }
             log.subscribe(writer, id: id, filter: EventFilter(types: types, device: device), after: lastEventID)
             return .eventStream(writer)
         }
+    }
+
+    /// The last event of `GET /v1/events` when the gateway stops (sent
+    /// whatever the stream's type filter).
+    static func gatewayStopping(_ log: EventLog) -> ServerSentEvent {
+        ServerSentEvent(
+            id: String(log.nextID()), event: "gateway-stopping",
+            data: JSON.object([("reason", .string("the gateway is stopping"))]).text)
     }
 }

@@ -10,9 +10,7 @@ extension Gateway {
         router.get("/v1/devices/{address}/services") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let uuids = try request.uuidList("service")
-            let services = try bluez { () throws(BlueZError) in
-                try central.services(of: address, adapter: adapter, serviceUUIDs: uuids)
-            }
+            let services = try central.services(of: address, adapter: adapter, serviceUUIDs: uuids)
             if services.isEmpty, uuids.isEmpty,
                 let device = try? central.device(address, adapter: adapter), !device.connected
             {
@@ -25,7 +23,7 @@ extension Gateway {
         router.get(characteristic) { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
-            let found = try bluez { () throws(BlueZError) in try central.characteristic(selector, of: address, adapter: adapter) }
+            let found = try central.characteristic(selector, of: address, adapter: adapter)
             return .json(ModelJSON.characteristic(found, service: try serviceUUID(of: found, address, adapter)))
         }
         router.get(characteristic + "/value") { [self] request in
@@ -34,9 +32,7 @@ extension Gateway {
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let value = try await bluez { () async throws(BlueZError) in
-                try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
-            }
+            let value = try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
             return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
         }
         router.put(characteristic + "/value") { [self] request in
@@ -44,30 +40,35 @@ extension Gateway {
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let write = try request.valueWrite(types: true)
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await bluez { () async throws(BlueZError) in
-                try await central.write(
-                    write.value, to: selector, of: address, adapter: adapter, type: write.type, offset: write.offset,
-                    timeout: timeout)
-            }
+            try await central.write(
+                write.value, to: selector, of: address, adapter: adapter, type: write.type, offset: write.offset,
+                timeout: timeout)
             return Response(status: .noContent)
         }
         router.get(characteristic + "/notifications") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let encoding = try request.encoding()
-            let found = try bluez { () throws(BlueZError) in try central.characteristic(selector, of: address, adapter: adapter) }
+            let lifetime = try request.streamLifetime()
+            let found = try central.characteristic(selector, of: address, adapter: adapter)
             // Subscribe to exactly the characteristic the channel is keyed on.
             let target = found.handle.map(AttributeSelector.handle) ?? selector
             let hub = notifications
             let writer = try await hub.open(
                 path: found.path, encoding: encoding, log: log,
-                subscribe: { [central] () async throws(Problem) in
-                    try await bluez { () async throws(BlueZError) in
-                        try await central.subscribe(to: target, of: address, adapter: adapter)
-                    }
+                subscribe: { [central] () async throws(BlueZError) in
+                    try await central.subscribe(to: target, of: address, adapter: adapter)
                 },
-                makeWriter: { key in
-                    streams.makeWriter(streamConfiguration) { _ in hub.close(path: found.path, key: key) }
+                makeWriter: { [log] key in
+                    streams.makeWriter(
+                        streamConfiguration, lifetime: lifetime,
+                        lastEvent: { ending in
+                            switch ending {
+                            case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
+                            case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
+                            }
+                        }
+                    ) { _ in hub.close(path: found.path, key: key) }
                 })
             return .eventStream(writer)
         }
@@ -78,10 +79,8 @@ extension Gateway {
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let value = try await bluez { () async throws(BlueZError) in
-                try await central.readDescriptor(
-                    selector, of: owner, device: address, adapter: adapter, offset: offset, timeout: timeout)
-            }
+            let value = try await central.readDescriptor(
+                selector, of: owner, device: address, adapter: adapter, offset: offset, timeout: timeout)
             return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
         }
         router.put(descriptor + "/value") { [self] request in
@@ -90,20 +89,18 @@ extension Gateway {
             let selector = try request.attribute("descriptor", service: nil)
             let write = try request.valueWrite(types: false)
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await bluez { () async throws(BlueZError) in
-                try await central.writeDescriptor(
-                    write.value, to: selector, of: owner, device: address, adapter: adapter, offset: write.offset,
-                    timeout: timeout)
-            }
+            try await central.writeDescriptor(
+                write.value, to: selector, of: owner, device: address, adapter: adapter, offset: write.offset,
+                timeout: timeout)
             return Response(status: .noContent)
         }
     }
 
     /// The UUID of the service holding `characteristic`.
     private func serviceUUID(of characteristic: GATTCharacteristic, _ address: BluetoothAddress, _ adapter: String?)
-        throws(Problem) -> BluetoothUUID
+        throws -> BluetoothUUID
     {
-        let services = try bluez { () throws(BlueZError) in try central.services(of: address, adapter: adapter) }
+        let services = try central.services(of: address, adapter: adapter)
         guard let service = services.first(where: { $0.path == characteristic.servicePath }) else {
             throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
         }

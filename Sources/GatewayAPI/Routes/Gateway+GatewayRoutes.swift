@@ -2,8 +2,9 @@ import HTTPServer
 
 extension Gateway {
     func addGatewayRoutes(to router: inout Router) {
-        router.get("/health") { [central] _ in
-            .json(.object([("status", .string("ok")), ("bluez", .string(central.isBluetoothdRunning ? "available" : "unavailable"))]))
+        router.get("/health") { [central, configuration] _ in
+            let report = HealthReport(central: central, defaultAdapter: configuration.defaultAdapter)
+            return .json(report.json, status: report.httpStatus)
         }
         router.get("/openapi.yaml") { _ in
             .bytes(OpenAPIDocument.bytes, contentType: "application/yaml")

@@ -7,16 +7,15 @@ extension Gateway {
         router.get("/v1/scan") { [self] request in
             let filter = try request.discoveryFilter()
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
-            let session = try await bluez { () async throws(BlueZError) in
-                try await central.scan(adapter: adapter, filter: filter)
-            }
-            return .eventStream(scanStream(session))
+            let lifetime = try request.streamLifetime()
+            let session = try await central.scan(adapter: adapter, filter: filter)
+            return .eventStream(scanStream(session, lifetime: lifetime))
         }
         router.post("/v1/scan") { [self] request in
             let body = try JSONBody(
                 request, allowed: ["duration_ms", "services", "name", "name_prefix", "rssi", "manufacturer", "adapter"],
                 optional: true)
-            let limit = Int(configuration.maximumScanDuration.components.seconds) * 1000
+            let limit = configuration.maximumScanDuration.milliseconds
             let duration = try body.int("duration_ms", in: 100...limit).map { Duration.milliseconds($0) }
                 ?? configuration.defaultScanDuration
             var filter = DiscoveryFilter()
@@ -28,15 +27,18 @@ extension Gateway {
             filter.namePrefix = try body.string("name_prefix", maxLength: 248)
             filter.minimumRSSI = try body.int("rssi", in: -127...20).map(Int16.init)
             filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
-            let adapter = try body.string("adapter") ?? configuration.defaultAdapter
-            if let adapter { try Request.checkAdapterName(adapter, parameter: "adapter") }
-            let devices = try await bluez { () async throws(BlueZError) in
-                try await central.discover(adapter: adapter, filter: filter, duration: duration)
+            // The adapter, as on every route, may be named in the query too.
+            let queryAdapter = try request.adapterQuery(default: nil)
+            let bodyAdapter = try body.string("adapter")
+            if let bodyAdapter { try Request.checkAdapterName(bodyAdapter, parameter: "adapter") }
+            if let bodyAdapter, let queryAdapter, bodyAdapter != queryAdapter {
+                throw Problem.invalidParameter("adapter", "the body names \(bodyAdapter), the query \(queryAdapter)")
             }
-            let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
+            let adapter = bodyAdapter ?? queryAdapter ?? configuration.defaultAdapter
+            let devices = try await central.discover(adapter: adapter, filter: filter, duration: duration)
             return .json(
                 .object([
-                    ("duration_ms", .int(milliseconds)),
+                    ("duration_ms", .int(duration.milliseconds)),
                     ("devices", .array(devices.map { ModelJSON.device($0, encoding: .hex) })),
                 ]))
         }
@@ -44,9 +46,11 @@ extension Gateway {
 
     /// A stream that scans while it is open: the session ends when the
     /// client leaves.
-    private func scanStream(_ session: DiscoverySession) -> StreamWriter {
+    private func scanStream(_ session: DiscoverySession, lifetime: Duration?) -> StreamWriter {
         let consumer = StreamTask()
-        let writer = streams.makeWriter(streamConfiguration) { _ in consumer.cancel() }
+        let writer = streams.makeWriter(
+            streamConfiguration, lifetime: lifetime, lastEvent: { [log] ending in Self.scanStopped(log, ending) }
+        ) { _ in consumer.cancel() }
         consumer.start { [log] in
             for await event in session {
                 let (type, data): (String, JSON)
@@ -59,16 +63,23 @@ extension Gateway {
                 case .resumed:
                     (type, data) = ("scan-resumed", .object([]))
                 }
-                guard writer.write(ServerSentEvent(id: String(log.nextID()), event: type, data: data.text)) else { return }
+                guard writer.write(data.eventFrame(id: log.nextID(), event: type)) else { return }
             }
             // The session ended underneath the stream (the gateway is stopping).
-            writer.write(
-                ServerSentEvent(
-                    id: String(log.nextID()), event: "scan-stopped",
-                    data: JSON.object([("reason", .string("the scan ended"))]).text))
+            writer.write(Self.scanStopped(log, .gatewayStopping))
             writer.finish()
         }
         return writer
+    }
+
+    private static func scanStopped(_ log: EventLog, _ ending: OpenStreams.Ending) -> ServerSentEvent {
+        let reason =
+            switch ending {
+            case .gatewayStopping: "the gateway is stopping"
+            case .durationElapsed: "the stream's duration_ms elapsed"
+            }
+        return ServerSentEvent(
+            id: String(log.nextID()), event: "scan-stopped", data: JSON.object([("reason", .string(reason))]).text)
     }
 
     private static func scanJSON(_ device: Device) -> JSON {

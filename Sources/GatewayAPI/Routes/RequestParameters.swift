@@ -109,8 +109,13 @@ extension Request {
 
     /// `?timeout_ms=`, bounded by the gateway's maximum.
     func timeout(maximum: Duration) throws(Problem) -> Duration? {
-        let limit = Int(maximum.components.seconds) * 1000
-        return try integer("timeout_ms", in: 1...max(1, limit)).map { Duration.milliseconds($0) }
+        return try integer("timeout_ms", in: 1...max(1, maximum.milliseconds)).map { Duration.milliseconds($0) }
+    }
+
+    /// `?duration_ms=` of a stream: how long it stays open at most (a day
+    /// at most); nil keeps it open while its client is there.
+    func streamLifetime() throws(Problem) -> Duration? {
+        try integer("duration_ms", in: 1...86_400_000).map { Duration.milliseconds($0) }
     }
 
     /// `?encoding=`.
@@ -139,7 +144,9 @@ extension Request {
         guard let text = headers["Last-Event-ID"] ?? query["last_event_id"] else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty { return nil }
-        guard let id = UInt64(trimmed) else {
+        guard trimmed.utf8.count <= 19, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let id = UInt64(trimmed)
+        else {
             throw Problem.invalidParameter("Last-Event-ID", "'\(text)' is not an event id")
         }
         return id

@@ -1,4 +1,3 @@
-import DequeModule
 import HTTPServer
 import Synchronization
 
@@ -7,70 +6,64 @@ import Synchronization
 /// wants it. An event is encoded as an SSE frame once, when the first stream
 /// takes it: one that no stream ever takes costs no encoding.
 ///
-/// Publishing and subscribing share one lock, so a stream that resumes from
-/// `Last-Event-ID` gets the replayed events and then the live ones with no
-/// gap and no duplicate, in id order.
+/// A stream that resumes from `Last-Event-ID` catches up at the pace its
+/// client reads: it pulls the buffered events a batch at a time (see
+/// `StreamWriter.pull`), and in the step that finds nothing left to replay
+/// it joins the live streams, under the same lock that publishing takes, so
+/// it sees every event once, in id order, with no gap. The buffer answers
+/// in `EventPage`s; a persistent store can answer the same pages for ids
+/// older than the buffer holds, read in the (asynchronous) refill before
+/// the replay reaches the buffer.
 public final class EventLog: Sendable {
-    /// One published event.
-    public struct Entry: Sendable {
-        public let id: UInt64
-        public let type: String
-        /// The device the event is about (canonical address), if any.
-        public let device: String?
-        /// The attribute the event is about (`service/characteristic` path
-        /// key), if any.
-        public let attribute: String?
-        /// The event's JSON (one line), until it is encoded: the buffer
-        /// keeps one form of an event, not both.
-        var data: (@Sendable () -> String)?
-        /// The encoded SSE frame (`id:`, `event:`, `data:` lines), once a
-        /// stream has taken the event.
-        var frame: [UInt8]?
-
-        /// The SSE frame, encoded now if no stream took the event before.
-        mutating func encodedFrame() -> [UInt8] {
-            if let frame { return frame }
-            let encoded = ServerSentEvent(id: String(id), event: type, data: data?() ?? "{}").encoded
-            frame = encoded
-            data = nil
-            return encoded
-        }
-    }
-
     struct Subscriber {
         let filter: EventFilter
         let writer: StreamWriter
     }
 
+    /// A stream still catching up: the id of the last past event it has
+    /// been through (delivered, or skipped by its filter).
+    struct Replay {
+        let filter: EventFilter
+        var position: UInt64
+    }
+
     struct State {
         var nextID: UInt64 = 1
-        var buffer = Deque<Entry>()
+        var buffer: ReplayBuffer
         var subscribers: [UInt64: Subscriber] = [:]
+        var replays: [UInt64: Replay] = [:]
         var nextSubscriber: UInt64 = 1
     }
 
-    /// How many past events are kept for `Last-Event-ID`.
-    public let capacity: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
+    /// A log that keeps the last `capacity` events for streams that resume.
     public init(capacity: Int = 4096) {
-        self.capacity = max(1, capacity)
+        state = Mutex(State(buffer: ReplayBuffer(capacity: capacity)))
     }
 
-    /// Publishes an event: `data` is its JSON (one line), evaluated only if
-    /// a stream takes the event.
+    /// Publishes an event whose data is `data`, any text (each of its lines
+    /// becomes a `data:` line), evaluated only if a stream takes the event.
     @discardableResult
-    public func publish(
-        type: String, device: String? = nil, attribute: String? = nil, data: @autoclosure @escaping @Sendable () -> String
-    ) -> UInt64 {
+    public func publish(type: String, device: String? = nil, data: @autoclosure @escaping @Sendable () -> String) -> UInt64 {
+        publish(type: type, device: device, body: .text(data))
+    }
+
+    /// Publishes an event whose data is `json`, evaluated only if a stream
+    /// takes the event.
+    @discardableResult
+    func publish(type: String, device: String? = nil, json: @autoclosure @escaping @Sendable () -> JSON) -> UInt64 {
+        publish(type: type, device: device, body: .json(json))
+    }
+
+    private func publish(type: String, device: String?, body: Entry.Body) -> UInt64 {
         state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            var entry = Entry(id: id, type: type, device: device, attribute: attribute, data: data)
+            var entry = Entry(id: id, type: type, device: device, body: body)
             for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
                 subscriber.writer.write(entry.encodedFrame())
             }
-            if state.buffer.count == capacity { state.buffer.removeFirst() }
             state.buffer.append(entry)
             return id
         }
@@ -96,56 +89,79 @@ public final class EventLog: Sendable {
     }
 
     /// Starts delivering matching events to `writer`. With `lastEventID`,
-    /// first replays the buffered matching events after it; if some were
-    /// already dropped from the buffer, a `replay-gap` event says so first.
+    /// first replays the buffered matching events after it, pulled as the
+    /// client reads; where events it asks for are no longer kept, a
+    /// `replay-gap` event says so. The first batch is written before this
+    /// returns, so a short replay is complete by then.
     public func subscribe(
         _ writer: StreamWriter, id token: UInt64, filter: EventFilter, after lastEventID: UInt64? = nil
     ) {
+        guard let lastEventID else {
+            state.withLock { $0.subscribers[token] = Subscriber(filter: filter, writer: writer) }
+            return
+        }
         state.withLock { state in
-            if let lastEventID {
-                if let oldest = state.buffer.first?.id, lastEventID + 1 < oldest {
-                    let gap = #"{"last_event_id":\#(lastEventID),"oldest_available":\#(oldest)}"#
-                    writer.write(ServerSentEvent(event: "replay-gap", data: gap).encoded)
-                }
-                for index in state.buffer.indices
-                where state.buffer[index].id > lastEventID && filter.matches(state.buffer[index]) {
-                    writer.write(state.buffer[index].encodedFrame())
-                }
+            var position = lastEventID
+            // An id this log never gave (one from before the gateway
+            // restarted): what the client missed is unknown, so it gets the
+            // gap and everything kept.
+            if lastEventID >= state.nextID {
+                let oldest = state.buffer.oldestID ?? state.nextID
+                writer.write(Self.gap(after: lastEventID, oldestAvailable: oldest))
+                position = oldest - 1
             }
-            state.subscribers[token] = Subscriber(filter: filter, writer: writer)
+            state.replays[token] = Replay(filter: filter, position: position)
+        }
+        // The first batch now, so a short replay is whole on return.
+        if replay(token, to: writer, budget: writer.refillBudget) {
+            writer.pull { [self] writer, budget in replay(token, to: writer, budget: budget) }
         }
     }
 
+    /// The `replay-gap` event: the events after `lastEventID` up to
+    /// `oldestAvailable` are no longer kept. It has no id, so the client's
+    /// last event id stays the last event it really received.
+    private static func gap(after lastEventID: UInt64, oldestAvailable: UInt64) -> [UInt8] {
+        JSON.object([
+            ("last_event_id", .int(Int(clamping: lastEventID))), ("oldest_available", .int(Int(clamping: oldestAvailable))),
+        ]).eventFrame(id: nil, event: "replay-gap")
+    }
+
+    /// Writes the next batch of a stream's replay, about `budget` bytes.
+    /// When the batch reaches the newest event the stream becomes a live
+    /// subscriber in the same critical section. True while more is left.
+    private func replay(_ token: UInt64, to writer: StreamWriter, budget: Int) -> Bool {
+        state.withLock { state in
+            // Gone if the stream ended meanwhile (`unsubscribe`).
+            guard let replay = state.replays[token] else { return false }
+            let page = state.buffer.page(after: replay.position, filter: replay.filter, budget: budget)
+            if let oldest = page.oldestAvailable {
+                writer.write(Self.gap(after: replay.position, oldestAvailable: oldest))
+            }
+            for frame in page.frames {
+                guard writer.write(frame) else {
+                    state.replays[token] = nil
+                    return false
+                }
+            }
+            guard page.reachedNewest else {
+                state.replays[token]?.position = page.position
+                return true
+            }
+            state.replays[token] = nil
+            state.subscribers[token] = Subscriber(filter: replay.filter, writer: writer)
+            return false
+        }
+    }
+
+    /// Stops delivering to the stream `token`, live or catching up.
     public func unsubscribe(_ token: UInt64) {
-        state.withLock { _ = $0.subscribers.removeValue(forKey: token) }
+        state.withLock { state in
+            state.subscribers[token] = nil
+            state.replays[token] = nil
+        }
     }
 
-    /// Open streams (for /health and tests).
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
-
-    /// The id the next event will get.
-    public var upcomingID: UInt64 { state.withLock { $0.nextID } }
-}
-
-/// Which events a stream wants.
-public struct EventFilter: Sendable, Hashable {
-    /// Event types; nil means all.
-    public var types: Set<String>?
-    /// Only events about this device (canonical address); nil means any.
-    public var device: String?
-    /// Only events about this attribute; nil means any.
-    public var attribute: String?
-
-    public init(types: Set<String>? = nil, device: String? = nil, attribute: String? = nil) {
-        self.types = types
-        self.device = device
-        self.attribute = attribute
-    }
-
-    func matches(_ entry: EventLog.Entry) -> Bool {
-        if let types, !types.contains(entry.type) { return false }
-        if let device, entry.device != device { return false }
-        if let attribute, entry.attribute != attribute { return false }
-        return true
-    }
+    /// Open streams, live or catching up (for /health and tests).
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count + $0.replays.count } }
 }

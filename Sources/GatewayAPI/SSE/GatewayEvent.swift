@@ -5,8 +5,8 @@ import Foundation
 ///
 /// Its JSON is built only if a stream takes the event, live or replayed:
 /// most events are never streamed (a characteristic value follows every
-/// read, and most gateways have no `/v1/events` client), and building them
-/// was a tenth of the gateway's CPU on reads and notifications.
+/// read, and most gateways have no `/v1/events` client), so building them
+/// up front would tax every read and notification for nothing.
 struct GatewayEvent: Sendable {
     let type: String
     let device: String?
@@ -15,7 +15,7 @@ struct GatewayEvent: Sendable {
     /// The names of the event types, as `?type=` accepts them.
     static let types: Set<String> = [
         "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost",
-        "device-connected", "device-disconnected", "services-resolved", "characteristic-value",
+        "device-connected", "device-disconnected", "services-resolved", "characteristic-value", "bluez-state",
     ]
 
     init(_ event: CentralEvent) {
@@ -36,13 +36,11 @@ struct GatewayEvent: Sendable {
             self.init(device: device, type: "device-disconnected", now, extra: reason.map { [("reason", .string($0))] } ?? [])
         case .characteristicValue(let value):
             self.init("characteristic-value", value.device.description, value.timestamp) {
-                var members: [(String, JSON)] = [
-                    ("adapter", .string(value.adapter)), ("address", .string(value.device.description)),
-                ]
-                if let service = value.service { members.append(("service", .string(service.uuidString))) }
-                members.append(("characteristic", .string(value.characteristic.uuidString)))
-                if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
-                return members + [("value", .string(ByteEncoding.hex(value.value))), ("encoding", .string("hex"))]
+                ModelJSON.characteristicValue(value, encoding: .hex)
+            }
+        case .availability(let availability):
+            self.init("bluez-state", nil, now) {
+                [("state", .string(availability.name)), ("detail", .string(availability.detail))]
             }
         }
     }
@@ -61,6 +59,6 @@ struct GatewayEvent: Sendable {
     }
 
     func publish(to log: EventLog) {
-        log.publish(type: type, device: device, data: data().text)
+        log.publish(type: type, device: device, json: data())
     }
 }

@@ -14,7 +14,7 @@ final class NotificationHub: Sendable {
         var writers: [UInt64: (writer: StreamWriter, encoding: ByteEncoding)] = [:]
         /// Resolves once the subscription is in place (or failed); also the
         /// channel's identity.
-        let ready: Task<Result<NotificationSubscription, Problem>, Never>
+        let ready: Task<Result<NotificationSubscription, BlueZError>, Never>
         var pump: StreamTask?
     }
 
@@ -29,9 +29,9 @@ final class NotificationHub: Sendable {
     /// subscribed again, a few times, before the client is told to retry.
     func open(
         path: ObjectPath, encoding: ByteEncoding, log: EventLog,
-        subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
+        subscribe: @escaping @Sendable () async throws(BlueZError) -> NotificationSubscription,
         makeWriter: (UInt64) -> StreamWriter
-    ) async throws(Problem) -> StreamWriter {
+    ) async throws -> StreamWriter {
         for _ in 0..<3 {
             if let writer = try await join(path: path, encoding: encoding, log: log, subscribe: subscribe, makeWriter: makeWriter) {
                 return writer
@@ -43,25 +43,27 @@ final class NotificationHub: Sendable {
     /// One attempt of `open`: nil if the channel ended meanwhile.
     private func join(
         path: ObjectPath, encoding: ByteEncoding, log: EventLog,
-        subscribe: @escaping @Sendable () async throws(Problem) -> NotificationSubscription,
+        subscribe: @escaping @Sendable () async throws(BlueZError) -> NotificationSubscription,
         makeWriter: (UInt64) -> StreamWriter
-    ) async throws(Problem) -> StreamWriter? {
+    ) async throws(BlueZError) -> StreamWriter? {
         let ready = channels.withLock { state in
             if let channel = state.byPath[path] { return channel.ready }
-            let ready = Task { () async -> Result<NotificationSubscription, Problem> in
-                do throws(Problem) { return .success(try await subscribe()) } catch { return .failure(error) }
+            let ready = Task { () async -> Result<NotificationSubscription, BlueZError> in
+                do throws(BlueZError) { return .success(try await subscribe()) } catch { return .failure(error) }
             }
             state.byPath[path] = Channel(ready: ready)
             return ready
         }
         let outcome = await ready.value
-        return try channels.withLock { state throws(Problem) -> StreamWriter? in
+        return try channels.withLock { state throws(BlueZError) -> StreamWriter? in
             // The channel may have ended (or failed) while this stream waited.
             guard let channel = state.byPath[path], channel.ready == ready else { return nil }
-            guard case .success(let subscription) = outcome else {
+            let subscription: NotificationSubscription
+            switch outcome {
+            case .success(let subscribed): subscription = subscribed
+            case .failure(let error):
                 state.byPath[path] = nil
-                if case .failure(let problem) = outcome { throw problem }
-                throw Problem(.internalError, status: .internalServerError, detail: "no subscription")
+                throw error
             }
             let key = state.next
             state.next += 1
@@ -89,11 +91,23 @@ final class NotificationHub: Sendable {
     }
 
     /// Feeds the channel's streams until the subscription ends (the device
-    /// disconnected, bluetoothd went away) or the last stream closes.
+    /// disconnected, BlueZ came back without it) or the last stream closes;
+    /// tells them when BlueZ is unreachable and when values flow again.
     private func pump(path: ObjectPath, subscription: NotificationSubscription, log: EventLog) async {
         var reason = (code: "gateway-stopping", detail: "")
         do {
-            for try await value in subscription { deliver(value, path: path, log: log) }
+            for try await event in subscription.events {
+                switch event {
+                case .value(let value): deliver(value, path: path, log: log)
+                case .interrupted(let error):
+                    broadcast(
+                        "subscription-interrupted",
+                        JSON.object([("reason", .string(Self.reason(error))), ("detail", .string(error.message))]),
+                        path: path, log: log)
+                case .resumed:
+                    broadcast("subscription-resumed", JSON.object([]), path: path, log: log)
+                }
+            }
         } catch let error as BlueZError {
             reason = (Self.reason(error), error.message)
         } catch {
@@ -107,12 +121,20 @@ final class NotificationHub: Sendable {
         for writer in writers { Self.end(writer, reason: reason.code, detail: reason.detail, log: log) }
     }
 
+    /// Writes one status event to every stream of the channel.
+    private func broadcast(_ type: String, _ data: JSON, path: ObjectPath, log: EventLog) {
+        let writers = channels.withLock { $0.byPath[path]?.writers.values.map(\.writer) ?? [] }
+        guard !writers.isEmpty else { return }
+        let bytes = ServerSentEvent(id: String(log.nextID()), event: type, data: data.text).encoded
+        for writer in writers { writer.write(bytes) }
+    }
+
     /// Writes one value to every stream of the channel, encoding it once per
     /// encoding in use.
     private func deliver(_ value: CharacteristicValue, path: ObjectPath, log: EventLog) {
         let writers = channels.withLock { $0.byPath[path]?.writers.values.map { $0 } ?? [] }
         guard !writers.isEmpty else { return }
-        let id = String(log.nextID())
+        let id = log.nextID()
         // At most one frame per encoding; a linear search of that short list
         // costs less than hashing the encoding once per stream.
         var frames: [(encoding: ByteEncoding, bytes: [UInt8])] = []
@@ -121,34 +143,32 @@ final class NotificationHub: Sendable {
                 writer.write(frame.bytes)
                 continue
             }
-            let bytes = ServerSentEvent(id: id, event: "notification", data: Self.json(value, encoding)).encoded
+            let bytes = Self.json(value, encoding).eventFrame(id: id, event: "notification")
             frames.append((encoding, bytes))
             writer.write(bytes)
         }
     }
 
-    static func json(_ value: CharacteristicValue, _ encoding: ByteEncoding) -> String {
-        var members: [(String, JSON)] = [
-            ("address", .string(value.device.description)), ("adapter", .string(value.adapter)),
-        ]
-        if let service = value.service { members.append(("service", .string(service.uuidString))) }
-        members.append(("characteristic", .string(value.characteristic.uuidString)))
-        if let handle = value.handle { members.append(("handle", .int(Int(handle)))) }
-        members += encoding.members(value.value) + [("timestamp", ModelJSON.timestamp(value.timestamp))]
-        return JSON.object(members).text
+    static func json(_ value: CharacteristicValue, _ encoding: ByteEncoding) -> JSON {
+        .object(ModelJSON.characteristicValue(value, encoding: encoding) + [("timestamp", ModelJSON.timestamp(value.timestamp))])
     }
 
     private static func end(_ writer: StreamWriter, reason: String, detail: String, log: EventLog) {
-        let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
-        writer.write(ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data).encoded)
+        writer.write(ended(reason, detail, log: log))
         writer.finish()
+    }
+
+    /// A notification stream's last event.
+    static func ended(_ reason: String, _ detail: String, log: EventLog) -> ServerSentEvent {
+        let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
+        return ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data)
     }
 
     private static func reason(_ error: BlueZError) -> String {
         switch error.code {
-        case .notConnected: "disconnected"
+        case .notConnected: error.message.contains("came back") ? "bluez-restarted" : "disconnected"
         case .notFound: "device-removed"
-        case .adapterUnavailable, .poweredOff: "bluez-unavailable"
+        case .adapterUnavailable, .poweredOff, .bluetoothdUnavailable: "bluez-unavailable"
         case .cancelled: "gateway-stopping"
         default: error.message.contains("restart") ? "bluez-restarted" : "failed"
         }

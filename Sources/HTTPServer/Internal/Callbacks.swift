@@ -44,6 +44,21 @@ func requestCompletedCallback(
     Unmanaged<Exchange>.fromOpaque(opaque).takeRetainedValue().completed(code)
 }
 
+/// MHD_OPTION.NOTIFY_CONNECTION: a connection was accepted or is about to
+/// be closed (its socket is still open).
+func connectionNotifyCallback(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    switch code {
+    case .CONNECTION_NOTIFY_STARTED: core.connections.started(connection)
+    case .CONNECTION_NOTIFY_CLOSED: core.connections.closed(connection)
+    default: break
+    }
+}
+
 /// The content reader of a streaming response.
 func streamReaderCallback(
     cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?, max: Int

@@ -70,6 +70,21 @@ final class ConnectionControl: Sendable {
         }
     }
 
+    /// Writes a response straight to the socket if the connection is
+    /// suspended and its client has closed its sending side (see
+    /// `HalfClosedReply`); any thread. Returns whether it did; the caller
+    /// then resumes the connection, and libmicrohttpd closes it.
+    func replyIfPeerHalfClosed(timeout: Duration, _ encode: () -> [UInt8]) -> Bool {
+        state.withLock { state in
+            guard state.suspended, !state.finished, !state.frozen, socket >= 0,
+                HalfClosedReply.peerHalfClosed(socket)
+            else { return false }
+            // Sent or not, the client gets nothing else on this connection.
+            _ = HalfClosedReply.write(encode(), to: socket, timeout: timeout)
+            return true
+        }
+    }
+
     /// Records that MHD reported the request complete; polling thread only.
     func markFinished() {
         state.withLock { $0.finished = true }

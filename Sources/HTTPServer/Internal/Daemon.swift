@@ -32,18 +32,22 @@ final class Daemon: @unchecked Sendable {
             flags |= address.isUnspecifiedIPv6 ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
         }
         let coreContext = Unmanaged.passUnretained(core).toOpaque()
+        let limit = max(1, configuration.connectionLimit)
         let logger = UnsafeMutablePointer<cmhd_logger>.allocate(capacity: 1)
         logger.initialize(to: cmhd_logger(sink: daemonLogCallback, cls: coreContext))
 
         var options: [MHD_OptionItem] = [
             // First, or MHD logs its own complaint about it to stderr.
             cmhd_option_logger(logger),
-            cmhd_option_value(MHD_OPTION.CONNECTION_LIMIT, max(1, configuration.connectionLimit)),
-            cmhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, max(4096, configuration.connectionMemoryLimit)),
+            // Past `connectionLimit`, the reserve's slots answer 503 (see
+            // ConnectionGuard) instead of leaving clients in the backlog.
+            cmhd_option_value(MHD_OPTION.CONNECTION_LIMIT, limit + ConnectionGuard.reserve(for: limit)),
+            cmhd_option_value(MHD_OPTION.CONNECTION_MEMORY_LIMIT, Self.memoryLimit(configuration)),
             cmhd_option_value(MHD_OPTION.CONNECTION_TIMEOUT, Self.seconds(configuration.idleTimeout)),
             cmhd_option_value(MHD_OPTION.LISTEN_BACKLOG_SIZE, max(1, configuration.listenBacklog)),
             cmhd_option_notify_completed(requestCompletedCallback, coreContext),
             cmhd_option_uri_log(uriLogCallback, coreContext),
+            cmhd_option_notify_connection(connectionNotifyCallback, coreContext),
         ]
         var secrets: [UnsafeMutablePointer<CChar>] = []
         if let tls = configuration.tls {
@@ -103,6 +107,16 @@ final class Daemon: @unchecked Sendable {
     private static func wipe(_ secret: UnsafeMutablePointer<CChar>) {
         memset(secret, 0, strlen(secret))
         free(secret)
+    }
+
+    /// Memory per connection: at least what the configuration asks, and
+    /// room for a head of twice `maxHeaderSize`, so that heads over that
+    /// limit reach the access handler (which answers 414 or 431 through the
+    /// error factory) instead of filling libmicrohttpd's buffer (which
+    /// answers with its own HTML page). Only heads bigger than this still
+    /// get libmicrohttpd's page.
+    static func memoryLimit(_ configuration: ServerConfiguration) -> Int {
+        max(4096, configuration.connectionMemoryLimit, 2 * configuration.maxHeaderSize + 16 * 1024)
     }
 
     /// Whole seconds, rounded up, for MHD's second-granularity timeout.

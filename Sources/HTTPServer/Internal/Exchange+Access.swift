@@ -42,20 +42,35 @@ extension Exchange {
         }
         let configuration = core.configuration
         if !admitted {
-            return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: nil))
+            return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: headOnly()))
+        }
+        if let refusal = core.connections.refusal(for: control) {
+            let error = HTTPError(.serviceUnavailable, refusal, headers: ["Retry-After": "1"])
+            let head = Request(method: Method(method), target: target, version: version)
+            return queue(closing(core.errorResponse(error, request: head)))
+        }
+        if target.utf8.count > configuration.maxHeaderSize {
+            let error = HTTPError(.uriTooLong, "the request target exceeds \(configuration.maxHeaderSize) bytes")
+            return queue(closing(core.errorResponse(error, request: headOnly())))
         }
         let headerSize = cmhd_connection_header_size(control.connection.pointer)
         if headerSize > configuration.maxHeaderSize {
             let error = HTTPError(.requestHeaderFieldsTooLarge, "request headers exceed \(configuration.maxHeaderSize) bytes")
-            return queue(core.errorResponse(error, request: nil))
+            return queue(core.errorResponse(error, request: headOnly()))
         }
+        let headers = Self.headers(of: control.connection.pointer)
+        if let violation = MessageFraming.violation(in: headers, version: version) {
+            let head = Request(method: Method(method), target: target, headers: headers, version: version)
+            return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: head)))
+        }
+        state.withLock { $0.headers = headers }
         // A Content-Length that does not parse is MHD's business (it answers
         // 400); one that parses but is too big is ours.
-        if let length = lookupHeader("Content-Length").flatMap({ Int($0) }) {
+        if let length = headers["Content-Length"].flatMap({ Int($0) }) {
             if length > configuration.maxRequestBodySize {
-                let waitsForContinue = lookupHeader("Expect")?.lowercased() == "100-continue"
+                let waitsForContinue = headers["Expect"]?.lowercased() == "100-continue"
                 if waitsForContinue || length > 2 * configuration.maxRequestBodySize {
-                    return queue(core.errorResponse(bodyTooLarge(), request: nil))
+                    return queue(core.errorResponse(bodyTooLarge(), request: headOnly()))
                 }
                 state.withLock { $0.discarded = 0 }
             } else if length > 0 {
@@ -98,19 +113,17 @@ extension Exchange {
     /// the responder on a task that delivers its response.
     private func dispatch() -> MHD_Result {
         if state.withLock({ $0.discarded != nil }) {
-            var response = core.errorResponse(bodyTooLarge(), request: nil)
-            response.headers.replaceOrAdd(name: "Connection", value: "close")
-            return queue(response)
+            return queue(closing(core.errorResponse(bodyTooLarge(), request: headOnly())))
         }
         let connection = control.connection.pointer
         let remote = cmhd_connection_client_address(connection).flatMap { SocketAddress($0) }
-        let headers = Self.headers(of: connection)
         let request: Request = state.withLock { state in
             state.stage = .handling
             let request = Request(
-                method: state.method, target: target, headers: headers, body: state.body,
+                method: state.method, target: target, headers: state.headers, body: state.body,
                 version: state.version, remoteAddress: remote)
             state.body = []
+            state.headers = Headers()
             state.request = request
             return request
         }
@@ -125,7 +138,7 @@ extension Exchange {
             } catch {
                 if !(error is HTTPError) && !(error is any ResponseConvertibleError) {
                     core.logger.error("handler failed", metadata: [
-                        "request": "\(request.method) \(request.target)", "error": "\(error)",
+                        "request": "\(request.method) \(self.loggedTarget)", "error": "\(error)",
                     ])
                 }
                 response = core.configuration.errorResponses.response(for: error, request: request)
@@ -151,8 +164,19 @@ extension Exchange {
         return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
     }
 
-    private func lookupHeader(_ name: String) -> String? {
-        MHD_lookup_connection_value(control.connection.pointer, MHD_ValueKind.HEADER_KIND, name).map { String(cString: $0) }
+    /// `response` with `Connection: close`: the request's framing or its
+    /// connection cannot be trusted with another request.
+    /// The request as far as its head goes, for an answer given before the
+    /// body (refusals name the request they answer).
+    private func headOnly() -> Request {
+        let method = state.withLock { $0.method }
+        return Request(method: method, target: target, headers: Self.headers(of: control.connection.pointer))
+    }
+
+    private func closing(_ response: Response) -> Response {
+        var response = response
+        response.headers.replaceOrAdd(name: "Connection", value: "close")
+        return response
     }
 
     /// Every request header, in order.

@@ -32,7 +32,7 @@ extension Exchange {
             guard writer.attach(control) else {
                 let request = state.withLock { $0.request }
                 let error = HTTPError(.internalServerError, "a StreamWriter can serve only one response")
-                core.logger.error("stream writer reused", metadata: ["request": "\(target)"])
+                core.logger.error("stream writer reused", metadata: ["request": "\(loggedTarget)"])
                 return queue(core.errorResponse(error, request: request))
             }
             state.withLock { $0.writer = writer }
@@ -45,7 +45,7 @@ extension Exchange {
             if created == nil { context.release() }
         }
         guard let created else {
-            core.logger.error("cannot create a response", metadata: ["request": "\(target)"])
+            core.logger.error("cannot create a response", metadata: ["request": "\(loggedTarget)"])
             return MHD_Result.NO
         }
         defer { MHD_destroy_response(created) }

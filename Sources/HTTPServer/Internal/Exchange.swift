@@ -31,6 +31,8 @@ final class Exchange: Sendable {
         var stage = Stage.headers
         var method = Method.get
         var version = ""
+        /// Every header field, read once the head is in.
+        var headers = Headers()
         var body: [UInt8] = []
         /// Body bytes dropped, once the body went (or was declared) over
         /// the limit: every byte of it so far.
@@ -66,6 +68,10 @@ final class Exchange: Sendable {
     /// A response for a request that is already over is discarded (its
     /// stream, if any, ends as disconnected).
     func deliver(_ response: Response) {
+        if case .bytes(let body) = response.body, replyToHalfClosedPeer(response, body: body) {
+            control.resume()
+            return
+        }
         let accepted: Bool = state.withLock { state in
             guard !state.completed else { return false }
             state.pending = response
@@ -76,6 +82,25 @@ final class Exchange: Sendable {
             return
         }
         control.resume()
+    }
+
+    /// Sends `response` itself if the client half-closed (libmicrohttpd
+    /// would drop the connection unanswered: see `HalfClosedReply`). Not
+    /// over TLS, whose records only libmicrohttpd's session can write (and
+    /// whose clients end with close_notify, not a bare half-close).
+    private func replyToHalfClosedPeer(_ response: Response, body: [UInt8]) -> Bool {
+        guard core.configuration.tls == nil else { return false }
+        let isHead = state.withLock { $0.method == .head }
+        let timeout = core.configuration.idleTimeout > .zero ? core.configuration.idleTimeout : .seconds(10)
+        let replied = control.replyIfPeerHalfClosed(timeout: timeout) {
+            HalfClosedReply.encode(response, body: body, isHead: isHead)
+        }
+        guard replied else { return false }
+        state.withLock { state in
+            state.stage = .responded
+            state.status = response.status
+        }
+        return true
     }
 
     /// The server is stopping: end an attached stream (after what it has
@@ -96,6 +121,7 @@ final class Exchange: Sendable {
     func completed(_ code: MHD_RequestTerminationCode) {
         control.markFinished()
         core.hangups.unwatch(control)
+        core.connections.requestCompleted(control)
         let (writer, pending, handler, method, version, status) = state.withLock { state in
             state.completed = true
             defer {
@@ -114,11 +140,16 @@ final class Exchange: Sendable {
 
     private func log(method: Method, version: String, status: Status?, code: MHD_RequestTerminationCode) {
         core.logger.debug("request finished", metadata: [
-            "request": "\(method) \(target) \(version)",
+            "request": "\(method) \(loggedTarget) \(version)",
             "status": "\(status?.code ?? 0)",
             "duration_ms": "\((ContinuousClock.now - started).milliseconds)",
             "end": "\(Self.describe(code))",
         ])
+    }
+
+    /// The target as logs show it: secrets in the query redacted.
+    var loggedTarget: String {
+        RequestTarget.redacting(target, parameters: core.configuration.redactedQueryParameters)
     }
 
     static func describe(_ code: MHD_RequestTerminationCode) -> String {

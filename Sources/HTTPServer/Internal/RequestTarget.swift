@@ -28,3 +28,22 @@ struct RequestTarget {
         }
     }
 }
+
+extension RequestTarget {
+    /// `target` with the values of the named query parameters replaced by
+    /// `REDACTED` (names compared after percent-decoding, ignoring case),
+    /// for logs.
+    static func redacting(_ target: String, parameters: Set<String>) -> String {
+        guard !parameters.isEmpty, let question = target.firstIndex(of: "?") else { return target }
+        let names = Set(parameters.map { $0.lowercased() })
+        let query = target[target.index(after: question)...]
+        let fragment = query.firstIndex(of: "#").map { query[$0...] } ?? ""
+        let items = query[..<(query.firstIndex(of: "#") ?? query.endIndex)].split(separator: "&", omittingEmptySubsequences: false)
+        let redacted = items.map { item -> String in
+            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            guard names.contains(PercentDecoding.decode(name, plusAsSpace: true).lowercased()) else { return String(item) }
+            return "\(name)=REDACTED"
+        }
+        return target[...question] + redacted.joined(separator: "&") + fragment
+    }
+}

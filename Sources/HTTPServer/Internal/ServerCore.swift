@@ -17,9 +17,12 @@ final class ServerCore: Sendable {
     let lastDaemonMessage = Mutex<String?>(nil)
     /// Ends streams whose client closed the connection while they were idle.
     let hangups = HangupWatcher()
+    /// Connection counts, 503 refusals and request-head deadlines.
+    let connections: ConnectionGuard
 
     init(configuration: ServerConfiguration, responder: any Responder, logger: Logger) {
         self.configuration = configuration
+        self.connections = ConnectionGuard(configuration: configuration)
         self.responder = responder
         self.logger = logger
     }

@@ -28,12 +28,10 @@ public struct ServerSentEvent: Sendable, Hashable {
     /// The event as stream bytes, ending with the blank line that
     /// dispatches it.
     ///
-    /// Built byte by byte on the UTF-8 view: this runs once per event per
-    /// encoding (twice per notification: its stream and the event log), and
-    /// splitting a `String` into `Character`s cost a fifth of the gateway's
-    /// CPU on the notification path (Benchmarks/, `perf`). Working on bytes
-    /// is exact here: the separators (CR, LF, NUL) are ASCII and never part
-    /// of a multi-byte UTF-8 sequence, and CR LF is one line end either way.
+    /// Built byte by byte on the UTF-8 view, never by `Character`: the
+    /// separators (CR, LF, NUL) are ASCII and never part of a multi-byte
+    /// UTF-8 sequence, and CR LF is one line end either way. Data known to
+    /// be one line (compact JSON) takes `frame(id:event:data:)` instead.
     public var encoded: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(data.utf8.count + (id?.utf8.count ?? 0) + (event?.utf8.count ?? 0) + 32)
@@ -50,6 +48,28 @@ public struct ServerSentEvent: Sendable, Hashable {
         if let retry, retry >= 0 { bytes += "retry: \(retry)\n".utf8 }
         Self.appendLines(of: data, prefix: "data: ", emptyPrefix: "data: ", to: &bytes)
         bytes.append(Self.lineFeed)
+        return bytes
+    }
+
+    /// An event whose data is a single line that `writeData` appends to the
+    /// frame's bytes itself, such as compact JSON (which escapes every line
+    /// break): no `String` is built and nothing is scanned for line ends.
+    /// `writeData` must not append CR or LF, which would end the line.
+    public static func frame(id: UInt64?, event: String, data writeData: (inout [UInt8]) -> Void) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        if let id {
+            bytes += "id: ".utf8
+            bytes += String(id).utf8
+            bytes.append(lineFeed)
+        }
+        bytes += "event: ".utf8
+        appendSingleLine(event, droppingNUL: false, to: &bytes)
+        bytes += "\ndata: ".utf8
+        let dataStart = bytes.count
+        writeData(&bytes)
+        assert(!bytes[dataStart...].contains { $0 == lineFeed || $0 == carriageReturn }, "data must be one line")
+        bytes += [lineFeed, lineFeed]
         return bytes
     }
 

@@ -21,19 +21,26 @@ extension StreamWriter {
     /// thread. With nothing to send it suspends the connection and returns
     /// 0 (returning 0 without suspending would make the polling thread spin).
     func read(into buffer: UnsafeMutableRawBufferPointer, serverStopping: Bool) -> Int {
-        state.withLock { state in
-            if state.bufferedBytes > 0 { return Self.take(from: &state, into: buffer) }
+        let (count, refill) = state.withLock { state -> (Int, Bool) in
+            if state.bufferedBytes > 0 {
+                let count = Self.take(from: &state, into: buffer)
+                return (count, claimRefill(&state))
+            }
             switch state.phase {
             case .finishing, .ended:
-                return Int(CMHD_CONTENT_READER_END_OF_STREAM)
+                return (Int(CMHD_CONTENT_READER_END_OF_STREAM), false)
             case .open:
                 guard !serverStopping, let control = state.control, control.suspend() else {
                     state.phase = .finishing(state.control?.peerHungUp == true ? .clientDisconnected : .serverStopped)
-                    return Int(CMHD_CONTENT_READER_END_OF_STREAM)
+                    return (Int(CMHD_CONTENT_READER_END_OF_STREAM), false)
                 }
-                return 0
+                // Suspended until the refill (or a live write) resumes it.
+                return (0, claimRefill(&state))
             }
         }
+        // Off MHD's polling thread: the refill is the application's code.
+        if refill { Task { await runRefills() } }
+        return count
     }
 
     /// Ends the stream with `reason` after what is buffered; any thread.
@@ -79,6 +86,7 @@ extension StreamWriter {
             timers = state.timers
             state.onTermination = nil
             state.timers = []
+            state.refill = nil
         }
         for timer in timers { timer.cancel() }
         // Off MHD's polling thread: the callback is the application's code.

@@ -11,7 +11,9 @@ import Synchronization
 /// once. When idle for `heartbeatInterval` it sends a heartbeat, which also
 /// reveals a client that vanished without closing. A client that lets more
 /// than `maxBufferedBytes` pile up is dropped, so one slow reader never
-/// holds back the others or grows memory without bound.
+/// holds back the others or grows memory without bound. A backlog larger
+/// than that (a stream resuming from an old event) is not written at once
+/// but pulled, a batch each time the client has taken the last (`pull`).
 ///
 /// `onTermination` runs exactly once, on some task, when the stream ends for
 /// any reason (see `StreamEnd`): after its connection is done with it. A
@@ -47,6 +49,11 @@ public final class StreamWriter: Sendable {
         var wroteSinceHeartbeat = false
         var onTermination: (@Sendable (StreamEnd) -> Void)?
         var timers: [Task<Void, Never>] = []
+        /// The backlog this writer pulls from (see `pull`), until it has
+        /// delivered it all.
+        var refill: Refill?
+        /// Whether a refill is running (there is never more than one).
+        var refilling = false
     }
 
     /// Heartbeat, buffer limit and drop behaviour of this writer.

@@ -113,7 +113,7 @@ final class GatewayUnderTest: Sendable {
                 \(process.standardError.suffix(1500))
                 """)
         }
-        return try HTTPAnswer(raw: curl.standardOutputBytes)
+        return try HTTPAnswer(raw: curl.standardOutputBytes, path: String(path.prefix { $0 != "?" }))
     }
 
     /// Scans until BlueZ knows every one of `addresses` (a single short scan

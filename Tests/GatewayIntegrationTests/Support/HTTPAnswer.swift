@@ -5,8 +5,11 @@ struct HTTPAnswer: CustomStringConvertible {
     var status: Int
     var headers: [String: String]
     var body: [UInt8]
+    /// The path the request asked for (without the query), when known.
+    var path: String?
 
-    init(raw: [UInt8]) throws {
+    init(raw: [UInt8], path: String? = nil) throws {
+        self.path = path
         // Skip interim responses (100 Continue) to the final head.
         var text = raw
         while true {

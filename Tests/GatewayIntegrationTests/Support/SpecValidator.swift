@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 /// Validates JSON documents against openapi.yaml's component schemas, with
-/// the OpenAPI 3.1 validator from PyPI (openapi-schema-validator): the
+/// the OpenAPI 3.2 validator from PyPI (openapi-schema-validator): the
 /// bodies schemathesis does not see (SSE events, long scans) are held to
 /// the same contract.
 enum SpecValidator {
@@ -17,7 +17,7 @@ enum SpecValidator {
             "python3", "-c",
             """
             import json, sys, yaml
-            from openapi_schema_validator import OAS31Validator
+            from openapi_schema_validator import OAS32Validator
             spec = yaml.safe_load(open(sys.argv[1]))
             for index, item in enumerate(json.load(open(sys.argv[2]))):
                 root = dict(spec)
@@ -27,7 +27,7 @@ enum SpecValidator {
                 except ValueError as error:
                     print(f"{index} {item['schema']}: not JSON: {error}")
                     continue
-                for error in OAS31Validator(root).iter_errors(instance):
+                for error in OAS32Validator(root).iter_errors(instance):
                     path = "/".join(str(part) for part in error.absolute_path)
                     print(f"{index} {item['schema']} at /{path}: {error.message}")
             """,

@@ -33,7 +33,11 @@ final class RawClient: @unchecked Sendable {
 
     /// Connects to `host:port` (IPv4 or IPv6 numeric host). `receiveBuffer`
     /// shrinks SO_RCVBUF before connecting (for slow-client tests).
-    init(host: String = "127.0.0.1", port: Int, receiveBuffer: Int? = nil, timeout: Double = 10) throws {
+    /// `source` binds the local end to that IPv4 address first (another
+    /// loopback address, to be a different client).
+    init(
+        host: String = "127.0.0.1", port: Int, receiveBuffer: Int? = nil, timeout: Double = 10, source: String? = nil
+    ) throws {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
@@ -49,6 +53,20 @@ final class RawClient: @unchecked Sendable {
             setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
         setTimeout(timeout)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                Glibc.close(socket)
+                throw Failure(description: "bind \(source): errno \(errno)")
+            }
+        }
         guard connect(socket, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
             let code = errno
             Glibc.close(socket)
@@ -67,6 +85,23 @@ final class RawClient: @unchecked Sendable {
     func close() {
         if socket >= 0 { Glibc.close(socket) }
         socket = -1
+    }
+
+    /// Closes the sending side only (the request is complete; the
+    /// response is still wanted).
+    func shutdownWrite() {
+        _ = Glibc.shutdown(socket, Int32(SHUT_WR))
+    }
+
+    /// Reads until the server closes (or resets) the connection, true, or
+    /// the receive timeout passes first, false; what arrived is discarded.
+    func waitForClose() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
     }
 
     func send(_ text: String) throws { try send(Array(text.utf8)) }

@@ -5,37 +5,18 @@ import GatewayAPI
 import Glibc
 import HTTPServer
 import Logging
+import ServiceLifecycle
 
-/// The running gateway: the bus connection (and, with `--simulate`, a
-/// private bus with the simulator on it), the BlueZ central, the API and
-/// the HTTP server; stopped in the reverse order.
-final class GatewayService: Sendable {
-    let server: Server
-    let gateway: Gateway
-    let central: Central
-    let connection: Connection
-    let simulation: Simulation?
-    let logger: Logger
-
-    /// The simulator and its private bus.
-    struct Simulation: Sendable {
-        let daemon: BusDaemon
-        let simulator: SimulatedBlueZ
-    }
-
-    private init(
-        server: Server, gateway: Gateway, central: Central, connection: Connection, simulation: Simulation?,
-        logger: Logger
-    ) {
-        self.server = server
-        self.gateway = gateway
-        self.central = central
-        self.connection = connection
-        self.simulation = simulation
-        self.logger = logger
-    }
-
-    static func start(_ settings: Settings, logger: Logger) async throws(StartupError) -> GatewayService {
+/// Puts the gateway together: with `--simulate` a private bus and the
+/// simulator on it, the supervised bus connection, the BlueZ central, the
+/// API and the HTTP server. Each is started (so that a failure is a clear
+/// startup error) and then handed over as a service to one `ServiceGroup`,
+/// which stops them in reverse order on SIGINT or SIGTERM: the API ends its
+/// streams with their last events, the server drains and closes, the
+/// central ends what it started, the bus connection closes, the simulator
+/// and its bus stop.
+enum GatewayLauncher {
+    static func services(_ settings: Settings, logger: Logger) async throws(StartupError) -> [any Service] {
         // A client that leaves mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
         let simulation = try await startSimulation(settings, logger: logger)
@@ -79,23 +60,20 @@ final class GatewayService: Sendable {
             await simulation?.stop()
             throw error
         }
-        return GatewayService(
-            server: server, gateway: gateway, central: central, connection: connection, simulation: simulation,
-            logger: logger)
+        let supervisor = BusSupervisor(address: busAddress, connection: connection)
+        // Started in this order, stopped in the reverse.
+        var services: [any Service] = []
+        if let simulation { services.append(simulation) }
+        services += [
+            BusService(supervisor: supervisor, central: central, logger: logger),
+            CentralService(central: central),
+            HTTPServerService(server: server),
+            APIService(gateway: gateway, logger: logger),
+        ]
+        return services
     }
 
-    /// Stops accepting requests and ends every stream, then ends the scans,
-    /// subscriptions and connections the gateway started, then closes the
-    /// bus (and the simulator).
-    func stop() async {
-        await server.stop(gracePeriod: .seconds(5))
-        gateway.stop()
-        await central.stop()
-        connection.close()
-        await simulation?.stop()
-    }
-
-    private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> Simulation? {
+    private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> SimulationService? {
         guard let choice = settings.simulate else { return nil }
         let scenario: Scenario
         if choice == SimulateArgument.builtIn {
@@ -117,7 +95,7 @@ final class GatewayService: Sendable {
             let connection = try await Connection.connect(to: .address(daemon.address))
             let simulator = try await SimulatedBlueZ.start(on: connection, scenario: scenario)
             logger.info("simulating BlueZ on a private bus (\(daemon.address)) with \(choice == SimulateArgument.builtIn ? "the built-in scenario" : choice)")
-            return Simulation(daemon: daemon, simulator: simulator)
+            return SimulationService(daemon: daemon, simulator: simulator)
         } catch {
             daemon.stop()
             throw StartupError("the simulator did not start: \(error)")
@@ -146,7 +124,8 @@ final class GatewayService: Sendable {
 
     private static func startServer(_ settings: Settings, responder: Router, logger: Logger) throws(StartupError) -> Server {
         var configuration = ServerConfiguration(
-            host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections)
+            host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections,
+            maxConnectionsPerClient: settings.maxConnectionsPerClient, requestHeaderTimeout: settings.requestHeaderTimeout)
         // The server's own refusals (413, 431, 503 while stopping) are
         // problems too.
         configuration.errorResponses = .problems
@@ -170,13 +149,5 @@ final class GatewayService: Sendable {
             logger.warning("listening beyond this machine without --api-key: anyone who can reach it can use your Bluetooth devices")
         }
         return server
-    }
-}
-
-extension GatewayService.Simulation {
-    func stop() async {
-        await simulator.stop()
-        simulator.connection.close()
-        daemon.stop()
     }
 }

@@ -1,0 +1,298 @@
+import CSQLite
+import Dispatch
+import Glibc
+import Synchronization
+
+extension StoreWorker {
+    /// Starts the thread, which opens the database; returns once it is open
+    /// (or throws why it cannot be).
+    func start() throws(StoreError) {
+        let opened = Mutex<Result<Void, StoreError>?>(nil)
+        let openedSignal = DispatchSemaphore(value: 0)
+        let body = ThreadBody { [self] in
+            csqlite_set_thread_name("state-store")
+            serve { result in
+                opened.withLock { $0 = result }
+                openedSignal.signal()
+            }
+            finish()
+        }
+        let context = Unmanaged.passRetained(body).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            guard let context else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(context).takeRetainedValue().run()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            Glibc.close(lockDescriptor)
+            throw StoreError(code: .io, path: path, message: "cannot start the state store's thread (error \(result))")
+        }
+        pthread_detach(thread)
+        openedSignal.wait()
+        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
+    }
+
+    /// The thread's life with the database: opens it, reports how that
+    /// went, and runs the loop until closed. The database and its
+    /// statements are released when this returns.
+    private func serve(opened: (Result<Void, StoreError>) -> Void) {
+        let database: Database
+        let statements: Statements
+        do {
+            database = try openDatabase()
+            statements = try Statements(database)
+        } catch {
+            opened(.failure(error))
+            return
+        }
+        opened(.success(()))
+        run(database, statements)
+    }
+
+    /// Opens, configures, migrates and checks the database, and loads the
+    /// event log's bounds.
+    private func openDatabase() throws(StoreError) -> Database {
+        let database: Database
+        do {
+            database = try Database(path: path)
+        } catch {
+            throw StoreError(error, path: path)
+        }
+        do {
+            // Damage (or a file that is no database) shows on the first
+            // read: journal_mode reads the header.
+            let mode = try database.texts("PRAGMA journal_mode = WAL").first
+            guard mode == "wal" else {
+                throw StoreError(
+                    code: .unwritable, path: path,
+                    message: """
+                        the state store \(path) cannot use SQLite's write-ahead log (journal mode \(mode ?? "unknown")); \
+                        put --state-dir on a local file system
+                        """)
+            }
+            try database.execute(
+                """
+                PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL");
+                PRAGMA busy_timeout = 5000;
+                PRAGMA journal_size_limit = 16777216;
+                """)
+            if options.verifyOnOpen {
+                let problems = try database.texts("PRAGMA quick_check")
+                if problems != ["ok"] {
+                    throw StoreError.corrupt(path, reason: problems.prefix(3).joined(separator: "; "))
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw StoreError(error, path: path)
+        } catch {
+            throw StoreError(code: .io, path: path, message: "\(error)")
+        }
+        _ = try Schema.migrate(database)
+        do {
+            // A write now, so that a store that cannot be written fails at
+            // start-up rather than at the first event.
+            let next = try database.transaction { (database) throws(SQLiteError) -> UInt64 in
+                let stored = try database.integer("SELECT value FROM meta WHERE key = 'next_event_id'") ?? 1
+                let newest = try database.integer("SELECT max(id) FROM events") ?? 0
+                let next = UInt64(max(stored, newest + 1, 1))
+                try database.prepare("UPDATE meta SET value = ? WHERE key = 'next_event_id'").bind(.integer(Int64(next))).run()
+                return next
+            }
+            let count = try database.integer("SELECT count(*) FROM events") ?? 0
+            let oldest = try database.integer("SELECT min(id) FROM events")
+            let newest = try database.integer("SELECT max(id) FROM events")
+            state.withLock { state in
+                state.nextID = next
+                state.settledThrough = next - 1
+                state.summary = EventLogSummary(
+                    count: Int(count), oldestID: oldest.map(UInt64.init), newestID: newest.map(UInt64.init))
+            }
+        } catch {
+            throw StoreError(error, path: path)
+        }
+        return database
+    }
+
+    /// What the thread does next.
+    private enum Work {
+        case wait(until: ContinuousClock.Instant?)
+        case commit(events: [PendingEvent], through: UInt64, jobs: [Job], last: Bool)
+    }
+
+    /// The thread's loop: commit due batches, run jobs, until closed.
+    private func run(_ database: Database, _ statements: Statements) {
+        var persistedNextID = state.withLock { $0.nextID }
+        while true {
+            let work = state.withLock { state -> Work in
+                let now = ContinuousClock.now
+                let batchDue = state.firstQueuedAt.map { now >= $0 + options.batchInterval } ?? false
+                // A waiter for an id not handed out yet makes nothing due.
+                let waited = state.waiters.contains { $0.id < state.nextID }
+                let due =
+                    state.closing || !state.jobs.isEmpty || waited || batchDue
+                    || state.queue.count >= options.batchSize
+                guard due else {
+                    return .wait(until: state.firstQueuedAt.map { $0 + options.batchInterval })
+                }
+                let events: [PendingEvent]
+                if state.queue.count > options.batchSize {
+                    events = Array(state.queue.prefix(options.batchSize))
+                    state.queue.removeFirst(options.batchSize)
+                    state.firstQueuedAt = now
+                } else {
+                    events = state.queue
+                    state.queue.removeAll(keepingCapacity: true)
+                    state.firstQueuedAt = nil
+                }
+                let through = state.queue.first.map { $0.id - 1 } ?? state.nextID - 1
+                let jobs = state.jobs
+                state.jobs.removeAll()
+                return .commit(events: events, through: through, jobs: jobs, last: state.closing && state.queue.isEmpty)
+            }
+            switch work {
+            case .wait(let deadline):
+                if let deadline {
+                    let remaining = ContinuousClock.now.duration(to: deadline)
+                    let (seconds, attoseconds) = remaining.components
+                    let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+                    _ = wakeup.wait(timeout: .now() + .nanoseconds(nanoseconds))
+                } else {
+                    wakeup.wait()
+                }
+            case .commit(let events, let through, let jobs, let last):
+                if !events.isEmpty || through >= persistedNextID {
+                    commit(events, through: through, database, statements)
+                    persistedNextID = through + 1
+                } else {
+                    settle(through: through, committed: 0, failure: nil)
+                }
+                for job in jobs { job(database) }
+                if last { return }
+            }
+        }
+    }
+
+    /// Commits one batch (and the next id, and a prune if the log is full)
+    /// in one transaction, then settles its waiters.
+    private func commit(_ events: [PendingEvent], through: UInt64, _ database: Database, _ statements: Statements) {
+        let countBefore = state.withLock { $0.summary.count }
+        let maximum = max(1, options.maximumEventCount)
+        let keepAfterPrune = maximum - min(max(0, options.pruneBatch), maximum / 2)
+        do {
+            let pruned = try database.transaction { (database) throws(SQLiteError) -> Int in
+                for event in events {
+                    try statements.insertEvent.bind(
+                        .integer(Int64(event.id)), .text(event.type), .optionalText(event.device),
+                        .optionalText(event.attribute), .blob(event.data.bytes), .integer(event.timestamp.storedMicroseconds)
+                    ).run()
+                }
+                try statements.updateNextID.bind(.integer(Int64(through + 1))).run()
+                let count = countBefore + events.count
+                guard count > maximum else { return 0 }
+                try statements.prune.bind(.integer(Int64(count - keepAfterPrune - 1))).run()
+                return database.changes
+            }
+            let oldest: UInt64?
+            if pruned > 0 || countBefore == 0 {
+                oldest = try database.integer("SELECT min(id) FROM events").map(UInt64.init)
+            } else {
+                oldest = state.withLock { $0.summary.oldestID }
+            }
+            state.withLock { state in
+                let count = countBefore + events.count - pruned
+                state.summary = EventLogSummary(
+                    count: count, oldestID: count == 0 ? nil : oldest,
+                    newestID: events.last.map(\.id) ?? state.summary.newestID)
+                state.statistics.pruned += UInt64(pruned)
+                if !events.isEmpty {
+                    state.statistics.batches += 1
+                    state.statistics.largestBatch = max(state.statistics.largestBatch, events.count)
+                }
+            }
+            settle(through: through, committed: events.count, failure: nil)
+        } catch {
+            let failure = StoreError(error, path: path)
+            logger.error(
+                "the state store could not commit \(events.count) event(s)",
+                metadata: ["path": "\(path)", "error": "\(failure.message)"])
+            settle(through: through, committed: 0, failure: events.isEmpty ? nil : (events[0].id...through, failure, events.count))
+        }
+    }
+
+    /// Marks every id up to `through` as done and resumes their waiters.
+    private func settle(
+        through: UInt64, committed: Int, failure: (ids: ClosedRange<UInt64>, error: StoreError, count: Int)?
+    ) {
+        let (ready, recovered) = state.withLock { state -> ([(Waiter, StoreError?)], Bool) in
+            state.settledThrough = max(state.settledThrough, through)
+            state.statistics.committed += UInt64(committed)
+            if let failure {
+                Self.recordFailure(failure.ids, failure.error, in: &state)
+                state.statistics.lost += UInt64(failure.count)
+            }
+            var ready: [(Waiter, StoreError?)] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.id <= state.settledThrough else { return false }
+                ready.append((waiter, state.failures.last(where: { $0.ids.contains(waiter.id) })?.error))
+                return true
+            }
+            let recovered = state.dropping && committed > 0 && state.queue.count < options.maximumQueuedEvents
+            if recovered { state.dropping = false }
+            return (ready, recovered)
+        }
+        for (waiter, error) in ready {
+            if let error { waiter.continuation.resume(throwing: error) } else { waiter.continuation.resume() }
+        }
+        if recovered { logger.notice("the state store is keeping up again", metadata: ["path": "\(path)"]) }
+    }
+
+    /// The thread is done: fails what still waits, wakes `close`.
+    ///
+    /// Jobs need no failing here: the loop's last round takes every job
+    /// accepted before `closing` was set, and none is accepted after.
+    private func finish() {
+        Glibc.close(lockDescriptor)
+        let (waiters, closers) = state.withLock { state in
+            state.finished = true
+            state.closing = true
+            defer {
+                state.waiters.removeAll()
+                state.closeWaiters.removeAll()
+            }
+            return (state.waiters, state.closeWaiters)
+        }
+        for waiter in waiters { waiter.continuation.resume(throwing: StoreError.closed(path)) }
+        for closer in closers { closer.resume() }
+    }
+}
+
+/// The statements the thread runs on every batch, prepared once.
+struct Statements {
+    let insertEvent: Statement
+    let updateNextID: Statement
+    let prune: Statement
+
+    init(_ database: Database) throws(StoreError) {
+        do {
+            insertEvent = try database.prepare(
+                "INSERT INTO events (id, type, device, attribute, data, timestamp_us) VALUES (?, ?, ?, ?, ?, ?)")
+            updateNextID = try database.prepare("UPDATE meta SET value = ? WHERE key = 'next_event_id'")
+            // Everything up to the event at that offset from the oldest:
+            // `id` is the rowid, so this is a range delete.
+            prune = try database.prepare(
+                "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id LIMIT 1 OFFSET ?)")
+        } catch {
+            throw StoreError(error, path: database.path)
+        }
+    }
+}
+
+/// A closure handed to a new thread.
+final class ThreadBody: Sendable {
+    let run: @Sendable () -> Void
+    init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+}
