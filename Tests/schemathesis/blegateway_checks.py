@@ -45,8 +45,15 @@ def _shorten(container, key, longest, *, default=None):
     if value is None:
         if default is not None:
             container[key] = default
-    elif isinstance(value, int) and not isinstance(value, bool) and value > longest:
+    elif _is_integer(value) and value > longest:
         container[key] = longest
+
+
+def _is_integer(value):
+    """An integer as JSON Schema sees one: 20419 and 20419.0 alike."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 @schemathesis.hook
