@@ -193,12 +193,14 @@
     state.devices.delete(device.address);
   }
 
-  function manufacturer(device) {
+  function manufacturer(device, full) {
     const entries = Object.values(device.manufacturer_data || {});
     return entries
       .map((entry) => {
         const name = entry.company || `company 0x${entry.company_id.toString(16).padStart(4, "0")}`;
-        return entry.value ? `${name}: ${entry.value}` : name;
+        if (!entry.value) return name;
+        const shown = full || entry.value.length <= 16 ? entry.value : `${entry.value.slice(0, 16)}…`;
+        return `${name}: ${shown}`;
       })
       .join("; ");
   }
@@ -232,7 +234,7 @@
       element("td", { textContent: device.name || device.alias || "" }),
       element("td", { className: "mono", textContent: device.address }),
       element("td", { className: "rssi" }, [rssi, sparkline(entry.rssi)]),
-      element("td", { className: "mono", textContent: manufacturer(device) }),
+      element("td", { className: "mono manufacturer", textContent: manufacturer(device), title: manufacturer(device, true) }),
       element("td", { textContent: entry.lastSeen.toLocaleTimeString() }),
       element("td", {}, [
         button("Open", () => selectDevice(device.address), { ariaLabel: `Open ${device.name || device.address}` }),

@@ -123,11 +123,12 @@ header h1 { font-size: 1.2rem; margin: 0; }
 header p { margin: 0; color: #cfe3ff; }
 header form { margin-left: auto; display: flex; gap: .4rem; align-items: center; }
 main { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; padding: 1rem; }
-section { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem 1rem; min-width: 0; }
+section { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem 1rem; min-width: 0; overflow-x: auto; }
 h2 { font-size: 1rem; margin: .4rem 0 .6rem; }
 table { width: 100%; border-collapse: collapse; }
 th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); vertical-align: middle; }
 th { color: var(--muted); font-weight: 600; }
+td.manufacturer { overflow-wrap: anywhere; }
 td.mono, .mono { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 button { font: inherit; padding: .2rem .6rem; border: 1px solid var(--accent); background: #fff; color: var(--accent); border-radius: 4px; cursor: pointer; }
 button:hover, button[aria-pressed="true"] { background: var(--accent); color: #fff; }
@@ -149,7 +150,7 @@ svg.spark polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 figure { margin: .6rem 0 0; }
 canvas { width: 100%; max-width: 640px; height: auto; background: #fff; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); }
-#events { margin: 0; padding: 0 0 0 1.2rem; max-height: 22rem; overflow: auto; font-family: ui-monospace, monospace; font-size: 12px; }
+#events { margin: 0; padding: 0 0 0 2rem; max-height: 22rem; overflow: auto; font-family: ui-monospace, monospace; font-size: 12px; }
 #events li { padding: .1rem 0; border-bottom: 1px dotted var(--line); word-break: break-all; }
 #events .type { color: var(--accent); font-weight: 600; }
 footer { padding: .5rem 1rem 1rem; color: var(--muted); }
@@ -355,12 +356,14 @@ a { color: var(--accent); }
     state.devices.delete(device.address);
   }
 
-  function manufacturer(device) {
+  function manufacturer(device, full) {
     const entries = Object.values(device.manufacturer_data || {});
     return entries
       .map((entry) => {
         const name = entry.company || `company 0x${entry.company_id.toString(16).padStart(4, "0")}`;
-        return entry.value ? `${name}: ${entry.value}` : name;
+        if (!entry.value) return name;
+        const shown = full || entry.value.length <= 16 ? entry.value : `${entry.value.slice(0, 16)}…`;
+        return `${name}: ${shown}`;
       })
       .join("; ");
   }
@@ -394,7 +397,7 @@ a { color: var(--accent); }
       element("td", { textContent: device.name || device.alias || "" }),
       element("td", { className: "mono", textContent: device.address }),
       element("td", { className: "rssi" }, [rssi, sparkline(entry.rssi)]),
-      element("td", { className: "mono", textContent: manufacturer(device) }),
+      element("td", { className: "mono manufacturer", textContent: manufacturer(device), title: manufacturer(device, true) }),
       element("td", { textContent: entry.lastSeen.toLocaleTimeString() }),
       element("td", {}, [
         button("Open", () => selectDevice(device.address), { ariaLabel: `Open ${device.name || device.address}` }),
