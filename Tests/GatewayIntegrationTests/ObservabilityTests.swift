@@ -116,6 +116,30 @@ import Testing
         #expect(await gateway.stop() == 0)
     }
 
+    /// The console's files are served as they are in console/ (run
+    /// scripts/embed-console.sh after editing them), open without the API
+    /// key and kept to the gateway's own origin, while /metrics needs the key.
+    @Test func theConsoleFilesAreServedAsWrittenWithoutTheKey() async throws {
+        let gateway = try await GatewayUnderTest.start(arguments: ["--api-key", "k-123"])
+        let console = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("console")
+        for (path, file, type) in [
+            ("/", "index.html", "text/html"), ("/console.css", "console.css", "text/css"),
+            ("/console.js", "console.js", "text/javascript"),
+        ] {
+            let answer = try await gateway.get(path)
+            #expect(answer.status == 200, "\(path)")
+            #expect(answer.contentType?.hasPrefix(type) == true, "\(path): \(answer.contentType ?? "")")
+            let written = try Data(contentsOf: console.appendingPathComponent(file))
+            #expect(answer.body == Array(written), "\(path) differs from console/\(file): run scripts/embed-console.sh")
+            #expect(answer.headers["content-security-policy"]?.hasPrefix("default-src 'self'") == true)
+        }
+        #expect(try await gateway.get("/metrics").status == 401)
+        #expect(try await gateway.get("/metrics", headers: ["Authorization": "Bearer k-123"]).status == 200)
+        #expect(try await gateway.get("/v1").status == 401)
+        #expect(await gateway.stop() == 0)
+    }
+
     /// Starts `blegateway serve --simulate` on a free port; returns it with
     /// its base URL, read from the "listening on" line (text or JSON).
     static func startSimulated(_ arguments: [String]) async throws -> (ChildProcess, String) {
