@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("api-key"),
         help: ArgumentHelp(
-            "Require 'Authorization: Bearer KEY' on every route but /health. [BLEGATEWAY_API_KEY]",
+            "Require 'Authorization: Bearer KEY' on every route but /health and the web console's files. [BLEGATEWAY_API_KEY]",
             valueName: "key"))
     var apiKey: String?
 
