@@ -83,7 +83,7 @@ import Testing
         let valueEvents = Series(name: "blegateway_events_total", labels: ["type": "characteristic-value"])
         #expect(afterMiss[openNotifications] == 0)
         let stream = try gateway.stream("/v1/devices/\(Self.strap)/characteristics/2a37/notifications")
-        #expect(await stream.waitFor(2, of: "notification").count == 2)
+        #expect(await stream.waitFor(2, of: "notification").count >= 2)
         let streaming = try await Self.scrape(gateway)
         #expect(streaming[openNotifications] == 1)
         #expect(streaming[subscriptions] == 1)
