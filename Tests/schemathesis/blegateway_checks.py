@@ -44,6 +44,11 @@ def before_call(ctx, case, **kwargs):
         if case.query is None:
             case.query = {}
         _shorten(case.query, "duration_ms", STREAM_MILLISECONDS, default=STREAM_MILLISECONDS)
-    _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS)
+    if label == "POST /v1/devices/{address}/connect" and case.query is None:
+        case.query = {}
+    # A connect to an address BlueZ has not heard scans for it until its
+    # timeout (30 s by default): keep that short too.
+    default = LONGEST_TIMEOUT_MS if label == "POST /v1/devices/{address}/connect" else None
+    _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS, default=default)
     if label == "POST /v1/scan":
         _shorten(case.body, "duration_ms", LONGEST_SCAN_MS)
