@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -44,7 +46,10 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "DBus", dependencies: ["CDBus", "AsyncPrimitives"]),
+        .target(
+            name: "DBus",
+            dependencies: ["CDBus", "AsyncPrimitives", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         .systemLibrary(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
@@ -60,10 +65,14 @@ let package = Package(
             dependencies: [
                 "CMicroHTTPD",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
-        .target(name: "BlueZ", dependencies: ["DBus", "AsyncPrimitives"]),
+        .target(
+            name: "BlueZ",
+            dependencies: ["DBus", "AsyncPrimitives", .product(name: "Metrics", package: "swift-metrics")]
+        ),
         // Kept connections, standing subscriptions and the event log, in
         // SQLite: knows nothing of HTTP, D-Bus or Bluetooth.
         .target(
@@ -86,6 +95,7 @@ let package = Package(
             dependencies: [
                 "HTTPServer", "BlueZ",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
@@ -99,6 +109,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 

@@ -1,3 +1,4 @@
+import Metrics
 import Synchronization
 
 /// Keeps a connection to a bus open: when the bus drops it (dbus-daemon
@@ -78,6 +79,8 @@ public final class BusSupervisor: Sendable {
             try? await report(.disconnected(reason))
             var attempt = 1
             while true {
+                // `dbus_reconnect_attempts_total`: every try at a new connection.
+                Counter(label: "dbus_reconnect_attempts_total").increment()
                 var replacement: Connection?
                 do {
                     let connection = try await Connection.connect(to: address, maxPendingCalls: maxPendingCalls)

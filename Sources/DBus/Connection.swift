@@ -133,7 +133,23 @@ public final class Connection: Sendable {
         let id = nextCallID.wrappingAdd(1, ordering: .relaxed).oldValue
         let cancellation = CallCancellation()
         let milliseconds = EventLoop.milliseconds(timeout)
-        return try await withTaskCancellationHandler {
+        let start = ContinuousClock.now
+        do {
+            let reply = try await awaitReply(message, id: id, milliseconds: milliseconds, cancellation: cancellation)
+            CallMetrics.record(message, since: start, error: nil)
+            return reply
+        } catch {
+            CallMetrics.record(message, since: start, error: error)
+            throw error
+        }
+    }
+
+    /// Sends a call on the loop thread and waits for its reply, cancelling
+    /// it there when the task is cancelled.
+    private func awaitReply(
+        _ message: Message, id: UInt64, milliseconds: Int32, cancellation: CallCancellation
+    ) async throws -> Message {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Message, any Error>) in
                 let queued = loop.enqueue(
                     .send(

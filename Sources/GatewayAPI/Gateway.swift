@@ -19,6 +19,8 @@ public final class Gateway: Sendable {
     let streams = OpenStreams()
     let notifications: NotificationHub
     private let eventPump = StreamTask()
+    /// The gauges `GET /metrics` sets from the central's activity.
+    let activityGauges: ActivityGauges
 
     public init(central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), logger: Logger? = nil) {
         self.central = central
@@ -26,6 +28,7 @@ public final class Gateway: Sendable {
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize)
         self.notifications = NotificationHub()
+        self.activityGauges = ActivityGauges()
     }
 
     /// Starts feeding the central's events into the event log.
@@ -63,13 +66,19 @@ public final class Gateway: Sendable {
             heartbeatInterval: configuration.heartbeatInterval, maxBufferedBytes: configuration.streamBufferBytes)
     }
 
-    /// The router with every route and the middleware (logging, CORS, API key).
+    /// The router with every route and the middleware (request ids, metrics,
+    /// logging, CORS, API key).
     public func router() -> Router {
         var router = Router(errorResponses: .problems)
+        router.use(RequestIdentity())
+        router.use(RequestMetrics())
         router.use(RequestLogging(logger: logger))
         if !configuration.corsOrigins.isEmpty { router.use(CORSMiddleware(origins: configuration.corsOrigins)) }
-        if let key = configuration.apiKey, !key.isEmpty { router.use(APIKeyMiddleware(key: key)) }
+        if let key = configuration.apiKey, !key.isEmpty {
+            router.use(APIKeyMiddleware(key: key, openPaths: APIKeyMiddleware.defaultOpenPaths.union(ConsoleAssets.paths)))
+        }
         addGatewayRoutes(to: &router)
+        addObservabilityRoutes(to: &router)
         addAdapterRoutes(to: &router)
         addScanRoutes(to: &router)
         addDeviceRoutes(to: &router)

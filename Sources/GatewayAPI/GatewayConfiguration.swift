@@ -23,13 +23,16 @@ public struct GatewayConfiguration: Sendable {
     /// The default and longest `POST /v1/scan` durations.
     public var defaultScanDuration: Duration
     public var maximumScanDuration: Duration
+    /// Renders the metrics in the Prometheus text format for `GET /metrics`
+    /// (the program's metrics backend); nil: `/metrics` answers 404.
+    public var metricsExposition: (@Sendable () -> [UInt8])?
 
     public init(
         version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,
         simulated: Bool = false, replayBufferSize: Int = 4096, heartbeatInterval: Duration = .seconds(15),
         streamBufferBytes: Int = 256 * 1024, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), defaultScanDuration: Duration = .seconds(5),
-        maximumScanDuration: Duration = .seconds(60)
+        maximumScanDuration: Duration = .seconds(60), metricsExposition: (@Sendable () -> [UInt8])? = nil
     ) {
         self.version = version
         self.apiKey = apiKey
@@ -43,5 +46,6 @@ public struct GatewayConfiguration: Sendable {
         self.maximumTimeout = maximumTimeout
         self.defaultScanDuration = defaultScanDuration
         self.maximumScanDuration = maximumScanDuration
+        self.metricsExposition = metricsExposition
     }
 }

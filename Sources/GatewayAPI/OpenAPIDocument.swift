@@ -38,6 +38,11 @@ info:
     most connections or the client address holds its share; each of these
     closes the connection (`Connection: close`).
 
+    **Request ids.** Every response carries `X-Request-ID`: the request's
+    own when it sent a sane one (1 to 128 letters, digits or `-_.:@+=/`),
+    else one the gateway made. Problems repeat it as `request_id`, and the
+    gateway's log lines for the request carry it.
+
     **Streams.** `text/event-stream` responses carry events with `id:` (one
     increasing sequence across the gateway), `event:` (the type) and one
     `data:` line of JSON, and a comment heartbeat every 15 s. Each stream's
@@ -56,7 +61,7 @@ info:
     allow for that in their own timeouts.
 
     **Authentication.** When the gateway runs with an API key, every route but
-    `/health` needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
+    `/health` and the web console's files (`/`, `/console.css`, `/console.js`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
     for browsers' EventSource, which cannot set headers).
   license:
     name: MIT
@@ -125,6 +130,80 @@ paths:
                 type: object
                 description: An OpenAPI 3.1 document.
         "401": { $ref: "#/components/responses/Unauthorized" }
+  /metrics:
+    get:
+      tags: [gateway]
+      operationId: metrics
+      summary: Metrics in the Prometheus text format
+      description: |
+        Counters, gauges and histograms for a Prometheus scraper (which sends
+        the API key as a bearer token when the gateway has one):
+        `http_requests_total{method,route,status}` and
+        `http_request_duration_seconds{method,route}` (`route` is the route
+        pattern, `unmatched` for none); `dbus_call_duration_seconds{method}`,
+        `dbus_call_errors_total{method,error}` and
+        `dbus_reconnect_attempts_total`; `blegateway_devices_connected`,
+        `blegateway_devices_connected_by_gateway`, `blegateway_scan_sessions`,
+        `blegateway_subscriptions`, `blegateway_subscribers`,
+        `blegateway_open_streams{kind}` (`scan`, `notifications`, `events`),
+        `blegateway_streams_dropped_total{kind}` (clients too slow) and
+        `blegateway_events_total{type}`; `process_resident_memory_bytes`,
+        `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`
+        and `process_start_time_seconds`.
+      responses:
+        "200":
+          description: Every metric, in the text exposition format 0.0.4.
+          content:
+            text/plain:
+              schema: { type: string }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404":
+          description: This gateway does not collect metrics (an embedding program gave it no backend).
+          content:
+            application/problem+json:
+              schema: { $ref: "#/components/schemas/Problem" }
+  /:
+    get:
+      tags: [gateway]
+      operationId: console
+      summary: The web console
+      description: |
+        A page for people: adapters and power, a live scan table, connect and
+        disconnect, the GATT tree, reads, writes and a live plot of a
+        characteristic's notifications, and the event log. It and its two
+        files (`/console.css`, `/console.js`) are served without the API key;
+        the page asks for the key and sends it with every API call.
+      security: [{}]
+      responses:
+        "200":
+          description: The console's HTML page.
+          content:
+            text/html:
+              schema: { type: string }
+  /console.css:
+    get:
+      tags: [gateway]
+      operationId: consoleStylesheet
+      summary: The web console's stylesheet
+      security: [{}]
+      responses:
+        "200":
+          description: CSS.
+          content:
+            text/css:
+              schema: { type: string }
+  /console.js:
+    get:
+      tags: [gateway]
+      operationId: consoleScript
+      summary: The web console's script
+      security: [{}]
+      responses:
+        "200":
+          description: JavaScript.
+          content:
+            text/javascript:
+              schema: { type: string }
   /v1:
     get:
       tags: [gateway]
@@ -917,6 +996,7 @@ components:
         status: { type: integer, minimum: 400, maximum: 599 }
         detail: { type: string }
         instance: { type: string }
+        request_id: { type: string, description: "The request's id, as in its `X-Request-ID` response header (for finding its log lines)." }
         dbus_error: { type: string, description: The BlueZ or D-Bus error name., example: org.bluez.Error.Failed }
         att_error: { type: integer, minimum: 0, maximum: 255, description: The ATT error code the peripheral answered with. }
         candidates:

@@ -47,7 +47,7 @@ enum GatewayLauncher {
             configuration: GatewayConfiguration(
                 version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
                 defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
-                heartbeatInterval: settings.heartbeatInterval),
+                heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition),
             logger: logger)
         gateway.start()
         let server: Server

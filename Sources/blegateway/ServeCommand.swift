@@ -1,6 +1,7 @@
 import ArgumentParser
 import DBus
 import Foundation
+import GatewayAPI
 import Logging
 import ServiceLifecycle
 
@@ -11,6 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the REST + SSE API.",
         discussion: """
             Every option can also be set in the environment (shown in brackets); the command line wins.
+
+            Open http://127.0.0.1:8080/ in a browser for the web console; GET /metrics is in the \
+            Prometheus text format.
 
             Examples:
               blegateway serve --simulate                     a demo on the built-in simulator
@@ -40,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("api-key"),
         help: ArgumentHelp(
-            "Require 'Authorization: Bearer KEY' on every route but /health. [BLEGATEWAY_API_KEY]",
+            "Require 'Authorization: Bearer KEY' on every route but /health and the web console's files. [BLEGATEWAY_API_KEY]",
             valueName: "key"))
     var apiKey: String?
 
@@ -68,6 +72,14 @@ struct ServeCommand: AsyncParsableCommand {
             "trace, debug, info, notice, warning, error or critical (default info). [BLEGATEWAY_LOG_LEVEL]",
             valueName: "level"))
     var logLevel: String?
+
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp(
+            "text or json (default text). [BLEGATEWAY_LOG_FORMAT]",
+            discussion: "json writes one JSON object per line (timestamp, level, label, message, metadata), for container log collectors. Every request's lines carry its request_id.",
+            valueName: "format"))
+    var logFormat: String?
 
     @Option(
         help: ArgumentHelp(
@@ -132,11 +144,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try Settings(self, environment: ProcessInfo.processInfo.environment)
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = settings.logLevel
-            return handler
-        }
+        Self.bootstrapLogging(settings)
+        MetricsBackend.bootstrap()
         let logger = Logger(label: "blegateway")
         let services: [any Service]
         do {
@@ -151,5 +160,23 @@ struct ServeCommand: AsyncParsableCommand {
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         logger.info("stopped")
+    }
+
+    /// Text (swift-log's stream handler) or JSON lines on standard error,
+    /// each line with the request id of the request it was written for.
+    private static func bootstrapLogging(_ settings: Settings) {
+        LoggingSystem.bootstrap(
+            { label, provider in
+                switch settings.logFormat {
+                case .text:
+                    var handler = StreamLogHandler.standardError(label: label, metadataProvider: provider)
+                    handler.logLevel = settings.logLevel
+                    return handler
+                case .json:
+                    var handler = JSONLogHandler(label: label, metadataProvider: provider)
+                    handler.logLevel = settings.logLevel
+                    return handler
+                }
+            }, metadataProvider: .requestID)
     }
 }

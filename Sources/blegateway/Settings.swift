@@ -13,6 +13,7 @@ struct Settings {
     var tlsCertificate: String?
     var tlsKey: String?
     var logLevel: Logger.Level
+    var logFormat: LogFormat
     var bus: BusAddress
     /// nil: the real bluetoothd; `SimulateArgument.builtIn` or a scenario path.
     var simulate: String?
@@ -53,6 +54,11 @@ struct Settings {
             throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, not '\(levelText)'")
         }
         logLevel = level
+        let formatText = command.logFormat ?? environment["BLEGATEWAY_LOG_FORMAT"] ?? "text"
+        guard let format = LogFormat(rawValue: formatText.lowercased()) else {
+            throw ValidationError("--log-format must be text or json, not '\(formatText)'")
+        }
+        logFormat = format
         switch command.bus ?? environment["BLEGATEWAY_BUS"] ?? "system" {
         case "system": bus = .system
         case "session": bus = .session
@@ -65,4 +71,12 @@ struct Settings {
         maxConnectionsPerClient = command.maxConnectionsPerClient
         requestHeaderTimeout = .milliseconds(Int(command.requestHeaderTimeout * 1000))
     }
+}
+
+/// How log lines are written to standard error.
+enum LogFormat: String {
+    /// swift-log's text lines.
+    case text
+    /// One JSON object per line.
+    case json
 }

@@ -2,13 +2,17 @@ import HTTPServer
 
 /// Requires `Authorization: Bearer <key>` on every request except the ones
 /// a load balancer or a browser's preflight must reach without it (`/health`
-/// and `OPTIONS`). Browsers' EventSource cannot set headers, so the key is
+/// and `OPTIONS`), and the paths the gateway opens besides (the web
+/// console's static files, whose API calls carry the key). Browsers' EventSource cannot set headers, so the key is
 /// also accepted as the `access_token` query parameter.
 struct APIKeyMiddleware: Middleware {
     let key: [UInt8]
     let openPaths: Set<String>
 
-    init(key: String, openPaths: Set<String> = ["/health"]) {
+    /// The paths open without a key: the health check.
+    static let defaultOpenPaths: Set<String> = ["/health"]
+
+    init(key: String, openPaths: Set<String> = defaultOpenPaths) {
         self.key = Array(key.utf8)
         self.openPaths = openPaths
     }

@@ -7,7 +7,7 @@ struct CORSMiddleware: Middleware {
     /// Allowed origins; `*` allows any.
     let origins: Set<String>
 
-    static let allowedHeaders = "Authorization, Content-Type, Accept, Last-Event-ID"
+    static let allowedHeaders = "Authorization, Content-Type, Accept, Last-Event-ID, X-Request-ID"
     static let allowedMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
 
     func handle(_ request: Request, next: Next) async throws -> Response {
@@ -26,7 +26,7 @@ struct CORSMiddleware: Middleware {
         }
         response.headers.replaceOrAdd(name: "Access-Control-Allow-Origin", value: allowOrigin)
         if allowOrigin != "*" { response.headers.replaceOrAdd(name: "Vary", value: "Origin") }
-        response.headers.replaceOrAdd(name: "Access-Control-Expose-Headers", value: "Location, Retry-After")
+        response.headers.replaceOrAdd(name: "Access-Control-Expose-Headers", value: "Location, Retry-After, X-Request-ID")
         return response
     }
 }

@@ -18,13 +18,15 @@ extension Problem: ResponseConvertibleError {
         return located.response
     }
 
-    /// The JSON body: the RFC 9457 members first, then the gateway's own.
+    /// The JSON body: the RFC 9457 members first, then the gateway's own
+    /// (`request_id` when it is made while a request is served).
     public var json: [UInt8] {
         var members: [(String, JSON)] = [
             ("type", .string(type)), ("title", .string(kind.title)), ("status", .int(status.code)),
             ("detail", .string(detail)),
         ]
         if let instance { members.append(("instance", .string(instance))) }
+        if let requestID = RequestIdentity.current { members.append(("request_id", .string(requestID))) }
         if let dbusError { members.append(("dbus_error", .string(dbusError))) }
         if let attError { members.append(("att_error", .int(Int(attError)))) }
         if let candidates {

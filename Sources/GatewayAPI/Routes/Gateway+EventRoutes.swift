@@ -21,7 +21,7 @@ extension Gateway {
             let lifetime = try request.streamLifetime()
             let id = log.makeSubscriberID()
             let writer = streams.makeWriter(
-                streamConfiguration, lifetime: lifetime,
+                .events, streamConfiguration, lifetime: lifetime,
                 lastEvent: { [log] ending in ending == .gatewayStopping ? Self.gatewayStopping(log) : nil }
             ) { [log] _ in log.unsubscribe(id) }
             log.subscribe(writer, id: id, filter: EventFilter(types: types, device: device), after: lastEventID)

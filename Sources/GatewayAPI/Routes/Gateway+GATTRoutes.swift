@@ -61,7 +61,7 @@ extension Gateway {
                 },
                 makeWriter: { [log] key in
                     streams.makeWriter(
-                        streamConfiguration, lifetime: lifetime,
+                        .notifications, streamConfiguration, lifetime: lifetime,
                         lastEvent: { ending in
                             switch ending {
                             case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)

@@ -49,7 +49,7 @@ extension Gateway {
     private func scanStream(_ session: DiscoverySession, lifetime: Duration?) -> StreamWriter {
         let consumer = StreamTask()
         let writer = streams.makeWriter(
-            streamConfiguration, lifetime: lifetime, lastEvent: { [log] ending in Self.scanStopped(log, ending) }
+            .scan, streamConfiguration, lifetime: lifetime, lastEvent: { [log] ending in Self.scanStopped(log, ending) }
         ) { _ in consumer.cancel() }
         consumer.start { [log] in
             for await event in session {

@@ -1,4 +1,5 @@
 import HTTPServer
+import Metrics
 import Synchronization
 
 /// The gateway's event sequence: every event gets the next id, is kept in a
@@ -33,6 +34,16 @@ public final class EventLog: Sendable {
         var subscribers: [UInt64: Subscriber] = [:]
         var replays: [UInt64: Replay] = [:]
         var nextSubscriber: UInt64 = 1
+        /// `blegateway_events_total{type}`, one counter per event type seen,
+        /// kept here so that publishing counts under the lock it already holds.
+        var counters: [String: Counter] = [:]
+
+        mutating func count(_ type: String) {
+            if let counter = counters[type] { return counter.increment() }
+            let counter = Counter(label: "blegateway_events_total", dimensions: [("type", type)])
+            counters[type] = counter
+            counter.increment()
+        }
     }
 
     private let state: Mutex<State>
@@ -61,6 +72,7 @@ public final class EventLog: Sendable {
             let id = state.nextID
             state.nextID += 1
             var entry = Entry(id: id, type: type, device: device, body: body)
+            state.count(type)
             for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
                 subscriber.writer.write(entry.encodedFrame())
             }

@@ -27,9 +27,10 @@ final class OpenStreams: Sendable {
     /// runs once when it does, for any reason. `lastEvent` is what the
     /// stream is sent when the gateway ends it: when the gateway stops, or
     /// after `lifetime` (a client's `duration_ms`).
+    /// `kind` labels the stream's metrics (open streams, slow clients dropped).
     func makeWriter(
-        _ configuration: StreamConfiguration, lifetime: Duration? = nil, lastEvent: @escaping LastEvent,
-        onEnd: @escaping @Sendable (StreamEnd) -> Void
+        _ kind: StreamKind, _ configuration: StreamConfiguration, lifetime: Duration? = nil,
+        lastEvent: @escaping LastEvent, onEnd: @escaping @Sendable (StreamEnd) -> Void
     ) -> StreamWriter {
         let key = writers.withLock { state in
             defer { state.next += 1 }
@@ -39,8 +40,11 @@ final class OpenStreams: Sendable {
         let writer = StreamWriter(configuration: configuration) { [weak self] end in
             timer.cancel()
             _ = self?.writers.withLock { $0.open.removeValue(forKey: key) }
+            kind.openGauge.decrement()
+            if end == .tooSlow { kind.droppedCounter.increment() }
             onEnd(end)
         }
+        kind.openGauge.increment()
         writers.withLock { $0.open[key] = Open(writer: writer, lastEvent: lastEvent) }
         if let lifetime {
             timer.start {
