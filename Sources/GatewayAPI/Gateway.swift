@@ -18,6 +18,7 @@ public final class Gateway: Sendable {
     let log: EventLog
     let streams = OpenStreams()
     let notifications: NotificationHub
+    let pairingRequests: PairingRequests
     private let eventPump = StreamTask()
 
     public init(central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), logger: Logger? = nil) {
@@ -26,6 +27,7 @@ public final class Gateway: Sendable {
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize)
         self.notifications = NotificationHub()
+        self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -75,6 +77,7 @@ public final class Gateway: Sendable {
         addDeviceRoutes(to: &router)
         addGATTRoutes(to: &router)
         addEventRoutes(to: &router)
+        addPairingRoutes(to: &router)
         return router
     }
 }

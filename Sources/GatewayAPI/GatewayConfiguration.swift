@@ -23,6 +23,9 @@ public struct GatewayConfiguration: Sendable {
     /// The default and longest `POST /v1/scan` durations.
     public var defaultScanDuration: Duration
     public var maximumScanDuration: Duration
+    /// How long a pairing request waits for a client's answer before the
+    /// gateway rejects it.
+    public var pairingRequestTimeout: Duration = .seconds(60)
 
     public init(
         version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,
