@@ -15,6 +15,11 @@ final class PairingRequests: Sendable {
         let answer: Promise<PairingAnswer, Unanswered>
     }
 
+    /// Why the gateway's agent said no.
+    enum Refusal: Sendable {
+        case rejectedByClient, unanswered
+    }
+
     /// Why a question got no client's answer.
     enum Unanswered: Error {
         case expired, cancelled
@@ -23,9 +28,10 @@ final class PairingRequests: Sendable {
     private struct State {
         var pending: [String: Pending] = [:]
         var nextID: UInt64 = 1
-        /// Devices whose last question expired unanswered, so that the
-        /// pair call can say why bluetoothd refused.
-        var expired: Set<BluetoothAddress> = []
+        /// Devices whose last question was refused by the gateway (a
+        /// client said no, or nobody answered in time), so that the pair
+        /// call can say why bluetoothd failed it.
+        var refusals: [BluetoothAddress: Refusal] = [:]
     }
 
     private let state = Mutex(State())
@@ -43,7 +49,7 @@ final class PairingRequests: Sendable {
         let expires = Date().addingTimeInterval(Self.seconds(deadline))
         let pending = state.withLock { state -> Pending in
             defer { state.nextID += 1 }
-            state.expired.remove(request.device)
+            state.refusals[request.device] = nil
             let id = "pr-\(state.nextID)"
             let pending = Pending(id: id, request: request, expires: expires, answer: Promise())
             if !request.kind.isDisplayOnly { state.pending[id] = pending }
@@ -55,9 +61,10 @@ final class PairingRequests: Sendable {
         state.withLock { _ = $0.pending.removeValue(forKey: pending.id) }
         switch result {
         case .success(let answer):
+            if answer == .reject { state.withLock { $0.refusals[request.device] = .rejectedByClient } }
             return answer
         case .failure(.expired):
-            state.withLock { _ = $0.expired.insert(request.device) }
+            state.withLock { $0.refusals[request.device] = .unanswered }
             publish("pairing-request-expired", pending, [])
             return .reject
         case .failure(.cancelled):
@@ -66,10 +73,10 @@ final class PairingRequests: Sendable {
         }
     }
 
-    /// Whether the last question about `device` expired unanswered (and
-    /// forgets it).
-    func takeExpired(_ device: BluetoothAddress) -> Bool {
-        state.withLock { $0.expired.remove(device) != nil }
+    /// Why the gateway refused the last question about `device`, if it
+    /// did (and forgets it).
+    func takeRefusal(_ device: BluetoothAddress) -> Refusal? {
+        state.withLock { $0.refusals.removeValue(forKey: device) }
     }
 
     /// The questions waiting for an answer.

@@ -84,13 +84,18 @@ extension Gateway {
             return device
         } catch {
             var problem = Problem(error)
+            // bluetoothd reports the agent's "no" as the kernel does, as a
+            // failed authentication: the gateway knows better.
             if [.pairingRejected, .authenticationFailed, .pairingCancelled].contains(error.code),
-                pairingRequests.takeExpired(address)
+                let refusal = pairingRequests.takeRefusal(address)
             {
-                problem = Problem(
-                    .pairingRejected, status: .forbidden,
-                    detail: "nobody answered the pairing request within \(pairingRequests.deadline) (POST /v1/pairing-requests/{id})",
-                    dbusError: error.dbusName)
+                let detail =
+                    switch refusal {
+                    case .rejectedByClient: "the pairing request was rejected (POST /v1/pairing-requests/{id})"
+                    case .unanswered:
+                        "nobody answered the pairing request within \(pairingRequests.deadline) (POST /v1/pairing-requests/{id})"
+                    }
+                problem = Problem(.pairingRejected, status: .forbidden, detail: detail, dbusError: error.dbusName)
             }
             let adapterName = (try? central.device(address, adapter: adapter).adapter) ?? adapter ?? ""
             var members: [(String, JSON)] = [("problem", .string(problem.type)), ("detail", .string(problem.detail))]
