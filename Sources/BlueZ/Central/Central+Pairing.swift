@@ -3,8 +3,10 @@ import DBus
 
 extension Central {
     /// Pairs with a device (`Device1.Pair`) and waits until the mirror
-    /// shows it paired, connecting first if needed (bluetoothd does). A
-    /// device already paired is returned as it is.
+    /// shows it paired. A disconnected device is connected first, as
+    /// `connect` does (services resolved), so that its characteristics are
+    /// usable when this returns. A device already paired is returned as
+    /// it is.
     ///
     /// bluetoothd asks the registered agent whatever the pairing method
     /// needs (see `PairingAgent`); its refusal, a wrong passkey, the device
@@ -19,8 +21,11 @@ extension Central {
         async throws(BlueZError) -> Device
     {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        let device = try self.device(address, adapter: adapter)
+        var device = try self.device(address, adapter: adapter)
         if device.paired { return device }
+        if !device.connected {
+            device = try await connect(address, adapter: adapter, timeout: ContinuousClock.now.duration(to: deadline))
+        }
         let path = device.path
         do {
             return try await lanes.run(path, deadline: deadline) { () async throws in
