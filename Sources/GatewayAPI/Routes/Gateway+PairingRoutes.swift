@@ -53,6 +53,9 @@ extension Gateway {
         router.post("/v1/pairing-requests/{id}") { [self] request in
             let id = request.pathParameter("id")
             let body = try JSONBody(request, allowed: ["passkey", "pin", "confirm"])
+            guard body.members.count <= 1 else {
+                throw Problem(.invalidRequest, status: .badRequest, detail: "give one answer: passkey, pin or confirm")
+            }
             let answer: PairingAnswer
             if let passkey = try body.int("passkey", in: 0...999_999) {
                 answer = .passkey(UInt32(passkey))
