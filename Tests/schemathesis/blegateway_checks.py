@@ -17,6 +17,9 @@ STREAMS = {"GET /v1/scan", "GET /v1/events", "GET /v1/devices/{address}/characte
 STREAM_MILLISECONDS = 400
 LONGEST_TIMEOUT_MS = 1500
 LONGEST_SCAN_MS = 400
+# Operations that wait the gateway's default timeout (30 s) when the case
+# gives none: longer than schemathesis waits for an answer.
+WAITING = {"POST /v1/devices/{address}/connect", "POST /v1/devices/{address}/pair"}
 
 
 @schemathesis.check
@@ -44,6 +47,8 @@ def before_call(ctx, case, **kwargs):
         if case.query is None:
             case.query = {}
         _shorten(case.query, "duration_ms", STREAM_MILLISECONDS, default=STREAM_MILLISECONDS)
-    _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS)
+    if label in WAITING and case.query is None:
+        case.query = {}
+    _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS, default=LONGEST_TIMEOUT_MS if label in WAITING else None)
     if label == "POST /v1/scan":
         _shorten(case.body, "duration_ms", LONGEST_SCAN_MS)
