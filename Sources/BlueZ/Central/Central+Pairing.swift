@@ -3,7 +3,8 @@ import DBus
 
 extension Central {
     /// Pairs with a device (`Device1.Pair`) and waits until the mirror
-    /// shows it paired. A disconnected device is connected first, as
+    /// shows it paired. A device bluetoothd does not list yet is looked
+    /// for, and a disconnected one is connected first, as
     /// `connect` does (services resolved), so that its characteristics are
     /// usable when this returns. A device already paired is returned as
     /// it is.
@@ -21,7 +22,13 @@ extension Central {
         async throws(BlueZError) -> Device
     {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        var device = try self.device(address, adapter: adapter)
+        var device: Device
+        do {
+            device = try self.device(address, adapter: adapter)
+        } catch where error.code == .notFound {
+            // Not listed yet: `connect` looks for it.
+            device = try await connect(address, adapter: adapter, timeout: ContinuousClock.now.duration(to: deadline))
+        }
         if device.paired { return device }
         if !device.connected {
             device = try await connect(address, adapter: adapter, timeout: ContinuousClock.now.duration(to: deadline))
