@@ -17,7 +17,7 @@ extension PairingAgent {
                     return [.string(pin)]
                 },
                 .init("DisplayPinCode", inputs: [device, .init("pincode", .string)]) { [weak self] call in
-                    try self?.tell(call, .displayPinCode(call.arguments[1].string ?? ""))
+                    try await self?.tell(call, .displayPinCode(call.arguments[1].string ?? ""))
                     return []
                 },
                 .init("RequestPasskey", inputs: [device], outputs: [.init("passkey", .uint32)]) { [weak self] call in
@@ -28,7 +28,7 @@ extension PairingAgent {
                 .init("DisplayPasskey", inputs: [device, .init("passkey", .uint32), .init("entered", .uint16)]) {
                     [weak self] call in
                     let passkey = call.arguments[1].uint32 ?? 0
-                    try self?.tell(call, .displayPasskey(passkey, entered: call.arguments[2].uint16 ?? 0))
+                    try await self?.tell(call, .displayPasskey(passkey, entered: call.arguments[2].uint16 ?? 0))
                     return []
                 },
                 .init("RequestConfirmation", inputs: [device, .init("passkey", .uint32)]) { [weak self] call in
@@ -50,8 +50,18 @@ extension PairingAgent {
             ])
     }
 
+    /// Only bluetoothd may ask: any other client on the bus could
+    /// otherwise make the gateway publish questions of its own.
+    private func checkCaller(_ call: MethodCall) async throws(DBusError) {
+        let owner = try? await central.connection.nameOwner(ObjectManager.bluez)
+        guard let sender = call.sender, let owner, sender == owner else {
+            throw DBusError(Self.rejected, "only bluetoothd asks this agent")
+        }
+    }
+
     /// A question whose answer must be `.accept`.
     private func consent(_ call: MethodCall, _ kind: PairingRequest.Kind) async throws {
+        try await checkCaller(call)
         let request = try self.request(call, kind)
         if configuration.acceptsLocalAdapters, isLocalAdapter(request.device) { return }
         let answer = await answer(request)
@@ -60,11 +70,13 @@ extension PairingAgent {
 
     /// A question whose answer carries a value.
     private func ask(_ call: MethodCall, _ kind: PairingRequest.Kind) async throws -> PairingAnswer {
-        await answer(try request(call, kind))
+        try await checkCaller(call)
+        return await answer(try request(call, kind))
     }
 
     /// Information: replied to at once, handed to the handler meanwhile.
-    private func tell(_ call: MethodCall, _ kind: PairingRequest.Kind) throws {
+    private func tell(_ call: MethodCall, _ kind: PairingRequest.Kind) async throws {
+        try await checkCaller(call)
         let request = try request(call, kind)
         let handler = self.handler
         Task { _ = await handler(request) }
