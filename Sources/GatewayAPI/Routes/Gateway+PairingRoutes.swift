@@ -77,6 +77,8 @@ extension Gateway {
     /// Pairs, publishing the outcome (`pairing-succeeded`/`pairing-failed`);
     /// a refusal after an unanswered question says so.
     func pair(_ address: BluetoothAddress, adapter: String?, timeout: Duration) async throws(Problem) -> Device {
+        // Only this pairing's refusals explain its failure.
+        _ = pairingRequests.takeRefusal(address)
         do {
             let device = try await central.pair(address, adapter: adapter, timeout: timeout)
             log.publish(
