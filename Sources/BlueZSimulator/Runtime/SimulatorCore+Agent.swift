@@ -12,9 +12,9 @@ extension SimulatorCore {
     /// Secure Connections; Core Specification Vol 3, Part H, 2.3.5.1,
     /// with the simulator's adapter as the initiator).
     enum PairingMethod: Equatable {
-        /// No question: the kernel confirms by itself on the initiating
-        /// side, and bluetoothd auto-accepts what it is asked for a bonding
-        /// its client requested (src/device.c, `device_confirm_passkey`).
+        /// No question: bluetoothd accepts the Just Works confirmation
+        /// itself for a bonding its client requested (src/device.c,
+        /// `device_confirm_passkey`).
         case justWorks
         /// Both show a passkey; the agent is asked `RequestConfirmation`.
         case numericComparison
