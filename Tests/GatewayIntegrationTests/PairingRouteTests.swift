@@ -104,6 +104,22 @@ import Testing
         await gateway.stop()
     }
 
+    @Test func pairAutoPairsBeforeGivingUp() async throws {
+        // The test scenario's strap refuses pairing: its secret stays out
+        // of reach, but `?pair=auto` tries (and says why it failed).
+        let gateway = try await GatewayUnderTest.start()
+        let device = "/v1/devices/\(TestScenario.strap)"
+        #expect(try await gateway.request("POST", device + "/connect").status == 200)
+        let value = device + "/characteristics/\(TestScenario.secret)/value"
+        let plain = try await gateway.get(value)
+        #expect(plain.status == 403 && plain.object["type"] as? String == "urn:blegateway:problem:not-paired", "\(plain)")
+        let auto = try await gateway.get(value + "?pair=auto")
+        #expect(auto.status == 403, "\(auto)")
+        #expect(auto.object["type"] as? String == "urn:blegateway:problem:authentication-failed", "\(auto)")
+        #expect(try await gateway.get(value + "?pair=always").status == 400)
+        await gateway.stop()
+    }
+
     @Test func trustedAndBlockedArePatched() async throws {
         let gateway = try await Self.start()
         try await gateway.discover(Self.display)
