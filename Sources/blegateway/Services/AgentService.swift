@@ -1,5 +1,4 @@
 import BlueZ
-import Logging
 import ServiceLifecycle
 
 /// The pairing agent, registered with bluetoothd before the group runs
