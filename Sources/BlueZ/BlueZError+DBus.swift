@@ -27,10 +27,18 @@ extension BlueZError {
         case "org.bluez.Error.NotPermitted":
             code = text == "Not paired" ? .notPaired : .notPermitted
             att = Self.attCode(forNotPermitted: text)
-        case "org.bluez.Error.NotAuthorized", "org.bluez.Error.AuthenticationFailed",
-            "org.bluez.Error.AuthenticationRejected", "org.bluez.Error.AuthenticationCanceled",
-            "org.bluez.Error.AuthenticationTimeout", ErrorName.accessDenied.rawValue:
+        case "org.bluez.Error.NotAuthorized", ErrorName.accessDenied.rawValue:
             code = .notAuthorized
+        // Device1.Pair's failures: bluetoothd names the outcome of the
+        // bonding (src/device.c, from the kernel's pairing status).
+        case "org.bluez.Error.AuthenticationRejected":
+            code = .pairingRejected
+        case "org.bluez.Error.AuthenticationFailed":
+            code = .authenticationFailed
+        case "org.bluez.Error.AuthenticationCanceled":
+            code = .pairingCancelled
+        case "org.bluez.Error.AuthenticationTimeout":
+            code = .pairingTimeout
         case "org.bluez.Error.NotSupported", "org.bluez.Error.NotAvailable", ErrorName.notSupported.rawValue:
             code = .notSupported
         case "org.bluez.Error.InvalidArguments", "org.bluez.Error.InvalidValueLength",

@@ -30,6 +30,18 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The peripheral requires pairing (insufficient authentication or
         /// encryption).
         public static let notPaired = Code(rawValue: "not-paired")
+        /// Pairing was refused: by the agent (the gateway's client said no,
+        /// or nobody answered) or by the device (`AuthenticationRejected`).
+        public static let pairingRejected = Code(rawValue: "pairing-rejected")
+        /// Pairing failed: a wrong passkey or PIN, or a device that could
+        /// not complete the exchange (`AuthenticationFailed`).
+        public static let authenticationFailed = Code(rawValue: "authentication-failed")
+        /// Pairing was cancelled: by the device, by `CancelPairing`, or by
+        /// the link going down (`AuthenticationCanceled`).
+        public static let pairingCancelled = Code(rawValue: "pairing-cancelled")
+        /// The device did not answer the pairing exchange in time
+        /// (`AuthenticationTimeout`).
+        public static let pairingTimeout = Code(rawValue: "pairing-timeout")
         /// The adapter, the device or the attribute does not support it.
         public static let notSupported = Code(rawValue: "not-supported")
         /// The request is malformed (a bad offset, a value too long, ...).

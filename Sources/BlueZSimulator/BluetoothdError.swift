@@ -24,6 +24,9 @@ enum BluetoothdError {
     static var notReady: DBusError { DBusError(name("NotReady"), "Resource Not Ready") }
     static func notPermitted(_ message: String) -> DBusError { DBusError(name("NotPermitted"), message) }
     static func failed(_ message: String) -> DBusError { DBusError(name("Failed"), message) }
+    /// The bonding's outcomes (src/device.c, `new_authentication_return`).
+    static var authenticationFailed: DBusError { DBusError(name("AuthenticationFailed"), "Authentication Failed") }
+    static var authenticationTimeout: DBusError { DBusError(name("AuthenticationTimeout"), "Authentication Timeout") }
     static var authenticationCanceled: DBusError {
         DBusError(name("AuthenticationCanceled"), "Authentication Canceled")
     }

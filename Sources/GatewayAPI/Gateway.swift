@@ -18,6 +18,7 @@ public final class Gateway: Sendable {
     let log: EventLog
     let streams = OpenStreams()
     let notifications: NotificationHub
+    let pairingRequests: PairingRequests
     private let eventPump = StreamTask()
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
@@ -29,6 +30,7 @@ public final class Gateway: Sendable {
         self.log = EventLog(capacity: configuration.replayBufferSize)
         self.notifications = NotificationHub()
         self.activityGauges = ActivityGauges()
+        self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -84,6 +86,7 @@ public final class Gateway: Sendable {
         addDeviceRoutes(to: &router)
         addGATTRoutes(to: &router)
         addEventRoutes(to: &router)
+        addPairingRoutes(to: &router)
         return router
     }
 }

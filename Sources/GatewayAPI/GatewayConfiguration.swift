@@ -26,6 +26,9 @@ public struct GatewayConfiguration: Sendable {
     /// Renders the metrics in the Prometheus text format for `GET /metrics`
     /// (the program's metrics backend); nil: `/metrics` answers 404.
     public var metricsExposition: (@Sendable () -> [UInt8])?
+    /// How long a pairing request waits for a client's answer before the
+    /// gateway rejects it.
+    public var pairingRequestTimeout: Duration = .seconds(60)
 
     public init(
         version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,

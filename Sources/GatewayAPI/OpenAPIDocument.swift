@@ -77,6 +77,7 @@ tags:
   - name: devices
   - name: gatt
   - name: events
+  - name: pairing
 
 paths:
   /health:
@@ -420,6 +421,135 @@ paths:
         "502": { $ref: "#/components/responses/PeripheralFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
+    patch:
+      tags: [devices]
+      operationId: updateDevice
+      summary: Trust or block a device
+      description: |
+        `trusted`: bluetoothd lets the device use services without asking
+        the agent. `blocked`: bluetoothd refuses its connections (a current
+        one drops).
+      parameters:
+        - $ref: "#/components/parameters/Timeout"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/DeviceUpdate" }
+      responses:
+        "200":
+          description: The device as it is now.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Device" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "413": { $ref: "#/components/responses/TooLarge" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+        "504": { $ref: "#/components/responses/Timeout" }
+  /v1/devices/{address}/pair:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    post:
+      tags: [pairing]
+      operationId: pairDevice
+      summary: Pair and bond, answering the agent's questions over HTTP
+      description: |
+        Connects if needed (services resolved), pairs, and returns once
+        BlueZ reports the device paired. The method follows the IO
+        capabilities of the gateway's agent (`--agent-capability`) and of
+        the device: with the default NoInputNoOutput, Just Works and no
+        question. Otherwise each question (a passkey to type, one to
+        compare, one to display) is a `pairing-request` event on
+        `GET /v1/events` (follow `?device=ADDRESS` for this pairing's
+        progress), answered with `POST /v1/pairing-requests/{id}`; one
+        nobody answers within `--pairing-request-timeout` is rejected. The
+        outcome is a `pairing-succeeded` or `pairing-failed` event too.
+        Failures: `pairing-rejected` (403: the answer was no, or nobody
+        answered), `authentication-failed` (403: a wrong passkey, or the
+        device refused), `pairing-cancelled` (409), `pairing-timeout` (504:
+        the device did not complete the exchange), `timeout` (504: the
+        request's timeout; the pairing is then cancelled).
+      responses:
+        "200":
+          description: The device, paired.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Device" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+        "504": { $ref: "#/components/responses/Timeout" }
+    delete:
+      tags: [pairing]
+      operationId: unpairDevice
+      summary: Unpair (forget the bond and the device)
+      description: |
+        BlueZ keeps no bond without its device object, so unpairing removes
+        the device (as `DELETE /v1/devices/{address}` does): it disconnects,
+        its keys go, and it comes back unpaired when it is heard again.
+        Publishes `device-unpaired`.
+      responses:
+        "204": { description: The bond is gone. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+        "504": { $ref: "#/components/responses/Timeout" }
+  /v1/pairing-requests:
+    get:
+      tags: [pairing]
+      operationId: listPairingRequests
+      summary: The agent's questions waiting for an answer
+      responses:
+        "200":
+          description: The pending requests, the first to expire first.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/PairingRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/pairing-requests/{id}:
+    parameters:
+      - name: id
+        in: path
+        required: true
+        description: The `id` of a `pairing-request` event.
+        schema: { type: string, maxLength: 64 }
+    post:
+      tags: [pairing]
+      operationId: answerPairingRequest
+      summary: Answer a pairing request
+      description: |
+        `{"passkey": 123456}` for a `passkey` request (the six digits the
+        device shows), `{"pin": "0000"}` for a `pin-code` request,
+        `{"confirm": true}` for `confirmation` (the passkeys match),
+        `authorization` and `service-authorization`; `{"confirm": false}`
+        rejects any of them. Publishes `pairing-request-answered`.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/PairingAnswer" }
+      responses:
+        "204": { description: The answer went to BlueZ. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "413": { $ref: "#/components/responses/TooLarge" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
   /v1/devices/{address}/connect:
     parameters:
       - $ref: "#/components/parameters/Address"
@@ -564,6 +694,7 @@ paths:
       - $ref: "#/components/parameters/ServiceQuery"
       - $ref: "#/components/parameters/AdapterQuery"
       - $ref: "#/components/parameters/Timeout"
+      - $ref: "#/components/parameters/PairMode"
     get:
       tags: [gatt]
       operationId: readCharacteristic
@@ -877,6 +1008,13 @@ components:
       in: query
       description: Give up after this long (milliseconds).
       schema: { type: integer, minimum: 1, maximum: 120000 }
+    PairMode:
+      name: pair
+      in: query
+      description: |
+        `auto`: when the device refuses for want of pairing (`not-paired`),
+        pair (as `POST /v1/devices/{address}/pair`) and try once more.
+      schema: { type: string, enum: [auto] }
     StreamDuration:
       name: duration_ms
       in: query
@@ -914,7 +1052,9 @@ components:
     Forbidden:
       description: |
         BlueZ or the device refused: not permitted (`not-permitted`), the
-        device requires pairing (`not-authorized`), or the target cannot do
+        attribute needs pairing (`not-paired`: pair, or add `?pair=auto`),
+        the device requires authorization (`not-authorized`), pairing was
+        refused (`pairing-rejected`, `authentication-failed`), or the target cannot do
         this at all (`not-supported`: a characteristic that neither notifies
         nor indicates, for instance). A 5xx is never used for what the
         client asked of a target that cannot do it.
@@ -1304,6 +1444,13 @@ components:
         - services-resolved
         - characteristic-value
         - bluez-state
+        - pairing-request
+        - pairing-request-answered
+        - pairing-request-expired
+        - pairing-request-cancelled
+        - pairing-succeeded
+        - pairing-failed
+        - device-unpaired
     GatewayEvent:
       type: object
       required: [type, timestamp]
@@ -1325,6 +1472,55 @@ components:
         handle: { type: integer }
         value: { type: string }
         encoding: { $ref: "#/components/schemas/Encoding" }
+        id: { type: string, description: "A pairing request's id (`pairing-request*` events): answer it with POST /v1/pairing-requests/{id}." }
+        kind: { $ref: "#/components/schemas/PairingRequestKind" }
+        passkey: { type: string, pattern: "^[0-9]{6}$", description: "The passkey to compare (`confirmation`) or to show (`display-passkey`)." }
+        pin: { type: string, description: "The PIN to show (`display-pin-code`)." }
+        entered: { type: integer, description: "Digits typed on the device so far (`display-passkey`)." }
+        expires: { $ref: "#/components/schemas/Timestamp" }
+        accepted: { type: boolean, description: "Whether the answer was yes (`pairing-request-answered`)." }
+        paired: { type: boolean }
+        bonded: { type: boolean }
+        problem: { type: string, format: uri, description: "The problem type of a `pairing-failed`." }
+        dbus_error: { type: string }
+    DeviceUpdate:
+      type: object
+      additionalProperties: false
+      properties:
+        trusted: { type: boolean }
+        blocked: { type: boolean }
+    PairingRequestKind:
+      type: string
+      enum: [pin-code, display-pin-code, passkey, display-passkey, confirmation, authorization, service-authorization]
+      description: |
+        What BlueZ asks (org.bluez.Agent1): `passkey` (type the six digits
+        the device shows), `confirmation` (does the device show `passkey`
+        too?), `authorization` (may the device pair?),
+        `service-authorization` (may it use `service`?), `pin-code` (a
+        legacy PIN); `display-passkey` and `display-pin-code` only inform
+        (type `passkey` on the device) and need no answer.
+    PairingRequest:
+      type: object
+      required: [id, kind, adapter, address]
+      properties:
+        id: { type: string }
+        kind: { $ref: "#/components/schemas/PairingRequestKind" }
+        adapter: { type: string }
+        address: { $ref: "#/components/schemas/Address" }
+        passkey: { type: string, pattern: "^[0-9]{6}$" }
+        pin: { type: string }
+        service: { type: string }
+        entered: { type: integer }
+        expires: { $ref: "#/components/schemas/Timestamp" }
+    PairingAnswer:
+      type: object
+      additionalProperties: false
+      minProperties: 1
+      maxProperties: 1
+      properties:
+        passkey: { type: integer, minimum: 0, maximum: 999999 }
+        pin: { type: string, minLength: 1, maxLength: 16 }
+        confirm: { type: boolean }
     ReplayGap:
       type: object
       description: Events the stream asked for that the gateway no longer keeps.

@@ -42,18 +42,28 @@ enum GatewayLauncher {
         }
         reportBluetooth(central, settings: settings, logger: logger)
 
-        let gateway = Gateway(
-            central: central,
-            configuration: GatewayConfiguration(
-                version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
-                defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
-                heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition),
-            logger: logger)
+        var configuration = GatewayConfiguration(
+            version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
+            defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
+            heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
+        configuration.pairingRequestTimeout = settings.pairingRequestTimeout
+        let gateway = Gateway(central: central, configuration: configuration, logger: logger)
         gateway.start()
+        let agent = PairingAgent(
+            central: central,
+            configuration: .init(capability: settings.agentCapability, isDefault: settings.defaultAgent),
+            handler: { [gateway] request in await gateway.answerPairing(request) })
+        do {
+            try await agent.start()
+        } catch {
+            // Pairing that needs no question (Just Works) works without it.
+            logger.warning("the pairing agent could not be registered with bluetoothd: \(error)")
+        }
         let server: Server
         do {
             server = try startServer(settings, responder: gateway.router(), logger: logger)
         } catch {
+            await agent.stop()
             gateway.stop()
             await central.stop()
             connection.close()
@@ -67,6 +77,7 @@ enum GatewayLauncher {
         services += [
             BusService(supervisor: supervisor, central: central, logger: logger),
             CentralService(central: central),
+            AgentService(agent: agent),
             HTTPServerService(server: server),
             APIService(gateway: gateway, logger: logger),
         ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlueZ
 import DBus
 import Foundation
 import GatewayAPI
@@ -122,7 +123,33 @@ struct ServeCommand: AsyncParsableCommand {
             discussion: "Counted from the connection's start (or the previous response on a kept-alive connection), however slowly bytes arrive. Open event streams are not affected."))
     var requestHeaderTimeout: Double = 10
 
+    @Option(
+        name: .customLong("agent-capability"),
+        help: ArgumentHelp(
+            "The pairing agent's IO capability: NoInputNoOutput, DisplayOnly, DisplayYesNo, KeyboardOnly or KeyboardDisplay.",
+            discussion: "NoInputNoOutput pairs by Just Works only, with no question to answer. The others let bluetoothd ask for passkeys and confirmations, which the gateway publishes as pairing-request events for a client to answer (POST /v1/pairing-requests/{id})."))
+    var agentCapability = "NoInputNoOutput"
+
+    @Flag(
+        name: .customLong("default-agent"), inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Make the gateway's agent bluetoothd's default agent (on by default).",
+            discussion: "The default agent answers pairing that the device or another program starts, not only the gateway's own. Turn it off when a desktop's agent should keep that role."))
+    var defaultAgent = true
+
+    @Option(
+        name: .customLong("pairing-request-timeout"),
+        help: "Seconds a pairing request waits for a client's answer before the gateway rejects it.")
+    var pairingRequestTimeout: Double = 60
+
     func validate() throws {
+        guard AgentCapability(name: agentCapability) != nil else {
+            throw ValidationError(
+                "--agent-capability must be one of \(AgentCapability.allCases.map(\.rawValue).joined(separator: ", ")), not '\(agentCapability)'")
+        }
+        guard (1...3600).contains(pairingRequestTimeout) else {
+            throw ValidationError("--pairing-request-timeout must be 1 to 3600 seconds")
+        }
         if (tlsCertificate == nil) != (tlsKey == nil) {
             throw ValidationError("--tls-cert and --tls-key go together")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BlueZ
 import DBus
 import Foundation
 import Logging
@@ -22,6 +23,9 @@ struct Settings {
     var maxConnectionsPerClient: Int
     var requestHeaderTimeout: Duration
     var heartbeatInterval: Duration
+    var agentCapability: AgentCapability
+    var defaultAgent: Bool
+    var pairingRequestTimeout: Duration
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
@@ -70,6 +74,9 @@ struct Settings {
         maxConnections = command.maxConnections
         maxConnectionsPerClient = command.maxConnectionsPerClient
         requestHeaderTimeout = .milliseconds(Int(command.requestHeaderTimeout * 1000))
+        agentCapability = AgentCapability(name: command.agentCapability) ?? .noInputNoOutput
+        defaultAgent = command.defaultAgent
+        pairingRequestTimeout = .milliseconds(Int(command.pairingRequestTimeout * 1000))
     }
 }
 

@@ -384,6 +384,28 @@ else
     fail scan-stops "hci0 still discovering 30 s after the scan streams closed"
 fi
 
+# ---------------------------------------------------------------- pairing --
+# The gateway's agent is NoInputNoOutput (Just Works) and bluetoothd's
+# default agent. One bluetoothd serves both adapters, so it asks that agent
+# on behalf of the peripheral's side too (hci1, about $CENTRAL): the agent
+# accepts questions about the host's own adapters without a client.
+ENCRYPTED=12345678-1234-5678-1234-56789abcdef3
+t=$(date +%s%N)
+http pair POST "$DEV/pair?timeout_ms=60000"
+secs=$(elapsed "$t")
+check pair "$secs, paired and bonded" "$(why)" jqb '.paired == true and .bonded == true'
+check event-pairing-succeeded "on /v1/events" "no pairing-succeeded event for $PERIPHERAL" \
+    wait_events events pairing-succeeded ".address == \"$PERIPHERAL\"" 1 10
+http write-encrypted PUT "$DEV/characteristics/$ENCRYPTED/value" '{"value":"c0ffee"}'
+check write-encrypted "c0ffee accepted (204)" "$(why)" [ "$STATUS" = 204 ]
+http read-encrypted GET "$DEV/characteristics/$ENCRYPTED/value"
+check read-encrypted "reads $(jq -r .value <<< "$BODY" 2> /dev/null)" "$(why)" jqb '.value == "c0ffee"'
+http unpair DELETE "$DEV/pair"
+check unpair "204" "$(why)" [ "$STATUS" = 204 ]
+# The bond went with the device: BlueZ no longer lists it.
+http unpaired-device GET "$DEV"
+check unpaired-forgotten "404 until heard again" "$(why)" [ "$STATUS" = 404 ]
+
 close_stream "$EVENTS_PID"
 echo "checks done in $(elapsed): $failures failed; responses and streams in $OUT"
 [ "$failures" = 0 ]

@@ -22,6 +22,7 @@ TIMED = {
     "PATCH /v1/adapters/{adapter}",
     "DELETE /v1/devices/{address}",
     "POST /v1/devices/{address}/connect",
+    "POST /v1/devices/{address}/pair",
     "POST /v1/devices/{address}/disconnect",
     "GET /v1/devices/{address}/characteristics/{characteristic}/value",
     "PUT /v1/devices/{address}/characteristics/{characteristic}/value",

@@ -57,11 +57,11 @@ extension Central {
                 adapter: adapter, filter: DiscoveryFilter(address: address), bufferSize: 16,
                 timeout: ContinuousClock.now.duration(to: deadline))
         } catch where error.code == .timeout {
-            // The deadline passed before the scan even started: still, the
-            // caller asked for the device, so the error names it.
-            var notFound = error
-            notFound.message = "\(address) was not found in time: \(error.message)"
-            throw notFound
+            // The time ran out while the scan was starting: still, the
+            // caller's question was about this address.
+            throw BlueZError(
+                .timeout, "\(address) was not found in time: \(error.message)", dbusName: error.dbusName,
+                dbusMessage: error.dbusMessage)
         }
         let finder = Task { () -> Device? in
             for await event in session {
@@ -235,9 +235,8 @@ extension Central {
                     tree.devices[path]?.connected == true ? nil : .success(())
                 }
                 defer { self.removeWaiter(id) }
-                let settle = min(deadline, .now + self.options.disconnectSettleTimeout)
                 // bluetoothd not reporting it is not the caller's failure.
-                _ = await promise.wait(deadline: settle, timeout: BlueZError(.timeout, ""))
+                _ = await promise.wait(deadline: min(deadline, .now + .seconds(5)), timeout: BlueZError(.timeout, ""))
             }
         } catch {
             throw BlueZError.wrapping(error)
@@ -245,7 +244,10 @@ extension Central {
     }
 
     /// Removes a device from bluetoothd (`Adapter1.RemoveDevice`): it
-    /// disconnects, and its keys and cache are deleted.
+    /// disconnects, and its keys and cache are deleted. Returns once the
+    /// mirror no longer lists it, or after 5 s: bluetoothd 5.66 answers
+    /// `RemoveDevice` on a connected device at once and removes its object
+    /// when the link is down, seconds later (seen in the VM rig).
     public func remove(_ address: BluetoothAddress, adapter: String? = nil, timeout: Duration? = nil)
         async throws(BlueZError)
     {
@@ -254,8 +256,12 @@ extension Central {
         guard let adapterPath = device.path.parent else { throw BlueZError(.notFound, "no adapter for \(address)") }
         do {
             try await lanes.run(device.path, deadline: deadline) { () async throws in
+                let (id, promise) = self.waiter { tree, _ in tree.devices[device.path] == nil ? .success(()) : nil }
+                defer { self.removeWaiter(id) }
                 _ = try await self.call(
                     adapterPath, Adapter1.interface, "RemoveDevice", [.objectPath(device.path)], deadline: deadline)
+                // bluetoothd not reporting it is not the caller's failure.
+                _ = await promise.wait(deadline: min(deadline, .now + .seconds(5)), timeout: BlueZError(.timeout, ""))
             }
         } catch {
             throw BlueZError.wrapping(error)

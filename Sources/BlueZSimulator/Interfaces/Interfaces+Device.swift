@@ -46,7 +46,7 @@ extension Interfaces {
                     throw BluetoothdError.notSupported
                 },
                 .init("Pair") { [weak core] call in
-                    try await entered(core).pair(call.path)
+                    try await entered(core).pair(call.path, sender: call.sender)
                     return []
                 },
                 .init("CancelPairing") { [weak core] call in

@@ -27,6 +27,9 @@ final class DeviceState {
     var connected = false
     var connecting = false
     var pairing = false
+    /// The agent a pairing exchange is waiting for (bluetoothd sends it
+    /// `Cancel` when the pairing is cancelled meanwhile).
+    var askedAgent: SimulatorCore.Agent?
     var servicesResolved = false
     var paired: Bool
     var trusted: Bool

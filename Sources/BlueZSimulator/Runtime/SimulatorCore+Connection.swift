@@ -135,9 +135,10 @@ extension SimulatorCore {
         seen(device)
     }
 
-    /// Device1.Pair: connects if needed, then bonds (LE Just Works: no
-    /// agent question).
-    func pair(_ path: ObjectPath) async throws(DBusError) {
+    /// Device1.Pair: connects if needed, then bonds, asking the caller's
+    /// agent (or the default one) what the method needs
+    /// (SimulatorCore+Agent.swift).
+    func pair(_ path: ObjectPath, sender: BusName?) async throws(DBusError) {
         let device = try device(at: path)
         guard let adapter = adapter(of: device), adapter.powered else { throw BluetoothdError.notReady }
         guard !device.paired else { throw BluetoothdError.alreadyExists }
@@ -145,19 +146,19 @@ extension SimulatorCore {
         device.pairing = true
         defer { device.pairing = false }
         if !device.connected { try await connect(path) }
-        try await bond(device)
+        try await bond(device, agent: agent(for: sender))
     }
 
-    /// The SMP exchange; also run when a read or write needs encryption.
-    func bond(_ device: DeviceState) async throws(DBusError) {
+    /// The SMP exchange; also run when a read or write needs encryption
+    /// (with the default agent).
+    func bond(_ device: DeviceState, agent: Agent?) async throws(DBusError) {
         let generation = device.connectionGeneration
+        try await authenticate(device, agent: agent, generation: generation)
         await sleep(scaled: device.spec.pairing.delay)
         guard device.connected, device.connectionGeneration == generation else {
             throw BluetoothdError.authenticationCanceled
         }
-        guard device.spec.pairing.accept else {
-            throw DBusError(ErrorName(unchecked: "org.bluez.Error.AuthenticationFailed"), "Authentication Failed")
-        }
+        guard device.spec.pairing.accept else { throw BluetoothdError.authenticationFailed }
         guard !device.paired else { return }
         device.paired = true
         updateDevice(device, ["Paired": .boolean(true)])
@@ -169,6 +170,7 @@ extension SimulatorCore {
         guard device.pairing else { throw BluetoothdError.doesNotExist }
         device.pairing = false
         device.connectionGeneration &+= 1
+        if let agent = device.askedAgent { cancelQuestion(agent) }
         if device.connected { dropConnection(device) }
     }
 

@@ -157,7 +157,7 @@ extension SimulatorCore {
         device.pairing = true
         defer { device.pairing = false }
         do {
-            try await bond(device)
+            try await bond(device, agent: agent(for: nil))
         } catch {
             throw BluetoothdError.att(ATTError.insufficientEncryption)
         }

@@ -93,6 +93,9 @@ extension Scenario {
             advertising:
               interval: 0.2
               uuids: ["0000ff00-0000-1000-8000-00805f9b34fb"]
+            # Shows 123456 to type in (asked only of an agent with a
+            # keyboard: the default NoInputNoOutput pairs by Just Works).
+            pairing: { ioCapability: DisplayOnly, passkey: 123456 }
             services:
               - uuid: "0000ff00-0000-1000-8000-00805f9b34fb"
                 characteristics:

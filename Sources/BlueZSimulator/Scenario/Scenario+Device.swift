@@ -124,10 +124,32 @@ extension Scenario {
         /// `AuthenticationFailed`, and characteristics that need encryption
         /// stay out of reach.
         public var accept: Bool
+        /// The device's IO capability (`NoInputNoOutput`, `DisplayOnly`,
+        /// `DisplayYesNo`, `KeyboardOnly`, `KeyboardDisplay`): with the
+        /// agent's, it picks the method (LE Secure Connections).
+        public var ioCapability: String
+        /// The passkey the device displays (for the agent to enter, or to
+        /// compare); nil: a random one each time.
+        public var passkey: UInt32?
+        /// Whether the device answers the exchange at all; when false,
+        /// `Pair` fails with `AuthenticationTimeout` after `timeout`.
+        public var responds: Bool
+        /// Seconds an unanswered exchange lasts (scaled; the SMP timeout).
+        public var timeout: Double
+        /// For passkey entry on the device: whether it types a wrong one.
+        public var entersWrongPasskey: Bool
 
-        public init(delay: Double = 1.0, accept: Bool = true) {
+        public init(
+            delay: Double = 1.0, accept: Bool = true, ioCapability: String = "NoInputNoOutput", passkey: UInt32? = nil,
+            responds: Bool = true, timeout: Double = 30, entersWrongPasskey: Bool = false
+        ) {
             self.delay = delay
             self.accept = accept
+            self.ioCapability = ioCapability
+            self.passkey = passkey
+            self.responds = responds
+            self.timeout = timeout
+            self.entersWrongPasskey = entersWrongPasskey
         }
     }
 

@@ -135,10 +135,29 @@ struct ScenarioParser {
     }
 
     func pairing(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Pairing {
-        let keys = try cursor.mapping(allowed: ["delay", "accept"])
+        let keys = try cursor.mapping(allowed: [
+            "delay", "accept", "ioCapability", "passkey", "responds", "timeout", "entersWrongPasskey",
+        ])
         var pairing = Scenario.Pairing()
         if let delay = keys["delay"] { pairing.delay = try delay.number() }
         if let accept = keys["accept"] { pairing.accept = try accept.bool() }
+        if let io = keys["ioCapability"] {
+            let text = try io.string()
+            guard SimulatorCore.capabilities.contains(text), !text.isEmpty else {
+                throw io.error("ioCapability is NoInputNoOutput, DisplayOnly, DisplayYesNo, KeyboardOnly or KeyboardDisplay, not '\(text)'")
+            }
+            pairing.ioCapability = text
+        }
+        if let passkey = keys["passkey"] {
+            let value = try passkey.number()
+            guard value >= 0, value <= 999_999, value == value.rounded() else {
+                throw passkey.error("passkey is an integer from 0 to 999999")
+            }
+            pairing.passkey = UInt32(value)
+        }
+        if let responds = keys["responds"] { pairing.responds = try responds.bool() }
+        if let timeout = keys["timeout"] { pairing.timeout = try timeout.number() }
+        if let wrong = keys["entersWrongPasskey"] { pairing.entersWrongPasskey = try wrong.bool() }
         return pairing
     }
 

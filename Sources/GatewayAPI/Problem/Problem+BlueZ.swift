@@ -15,7 +15,12 @@ extension Problem {
             switch error.code {
             case .invalidArguments: (.invalidRequest, .badRequest)
             case .notPermitted: (.notPermitted, .forbidden)
-            case .notPaired, .notAuthorized: (.notAuthorized, .forbidden)
+            case .notAuthorized: (.notAuthorized, .forbidden)
+            case .notPaired: (.notPaired, .forbidden)
+            case .pairingRejected: (.pairingRejected, .forbidden)
+            case .authenticationFailed: (.authenticationFailed, .forbidden)
+            case .pairingCancelled: (.pairingCancelled, .conflict)
+            case .pairingTimeout: (.pairingTimeout, .gatewayTimeout)
             case .notFound: (.notFound, .notFound)
             case .ambiguous: (.ambiguous, .conflict)
             case .notConnected: (.notConnected, .conflict)

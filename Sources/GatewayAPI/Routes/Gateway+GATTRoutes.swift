@@ -32,7 +32,9 @@ extension Gateway {
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let value = try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
+            let value = try await withAutoPairing(request, address, adapter, timeout: timeout) { () async throws(BlueZError) in
+                try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
+            }
             return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
         }
         router.put(characteristic + "/value") { [self] request in
@@ -40,9 +42,11 @@ extension Gateway {
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let write = try request.valueWrite(types: true)
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await central.write(
-                write.value, to: selector, of: address, adapter: adapter, type: write.type, offset: write.offset,
-                timeout: timeout)
+            try await withAutoPairing(request, address, adapter, timeout: timeout) { () async throws(BlueZError) in
+                try await central.write(
+                    write.value, to: selector, of: address, adapter: adapter, type: write.type, offset: write.offset,
+                    timeout: timeout)
+            }
             return Response(status: .noContent)
         }
         router.get(characteristic + "/notifications") { [self] request in

@@ -13,10 +13,10 @@ struct GatewayEvent: Sendable {
     let data: @Sendable () -> JSON
 
     /// The names of the event types, as `?type=` accepts them.
-    static let types: Set<String> = [
+    static let types: Set<String> = Set([
         "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost",
         "device-connected", "device-disconnected", "services-resolved", "characteristic-value", "bluez-state",
-    ]
+    ]).union(Gateway.pairingEventTypes)
 
     init(_ event: CentralEvent) {
         let now = Date()

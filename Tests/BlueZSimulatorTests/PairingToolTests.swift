@@ -1,0 +1,43 @@
+import BlueZSimulator
+import Foundation
+import Testing
+import TestSupport
+
+/// bluetoothctl, with its own agent, pairs a simulated device: the
+/// simulator asks the agent what bluetoothd would.
+@Suite struct PairingToolTests {
+    @Test func bluetoothctlConfirmsAPasskeyAndPairs() async throws {
+        var scenario = TestScenarios.small
+        for index in scenario.devices.indices where scenario.devices[index].address.description == TestScenarios.plug {
+            scenario.devices[index].pairing = Scenario.Pairing(delay: 0.5, ioCapability: "DisplayYesNo", passkey: 123_456)
+        }
+        let harness = try await SimulatorHarness(scenario)
+        defer { Task { await harness.close() } }
+        let ctl = try ChildProcess(["bluetoothctl"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": harness.bus.address])
+        defer { ctl.kill() }
+        func step(_ command: String?, expect text: String) async throws {
+            let mark = ctl.standardOutput.count
+            if let command { ctl.write(command + "\n") }
+            let deadline = ContinuousClock.now + .seconds(15)
+            var recent = ""
+            repeat {
+                recent = String(ctl.standardOutput.dropFirst(mark))
+                if recent.contains(text) { break }
+                try await Task.sleep(for: .milliseconds(20))
+            } while ContinuousClock.now < deadline
+            #expect(recent.contains(text), "after '\(command ?? "start")': no '\(text)' in:\n\(recent)")
+            guard recent.contains(text) else { throw WaitTimeout("bluetoothctl output") }
+        }
+        try await step(nil, expect: "Agent registered")
+        try await step("agent off", expect: "Agent unregistered")
+        try await step("agent KeyboardDisplay", expect: "Agent registered")
+        try await step("default-agent", expect: "Default agent request successful")
+        try await step("scan on", expect: "Device \(TestScenarios.plug)")
+        try await step("scan off", expect: "Discovery stopped")
+        try await step("pair \(TestScenarios.plug)", expect: "Confirm passkey 123456")
+        try await step("yes", expect: "Pairing successful")
+        try await step("info \(TestScenarios.plug)", expect: "Paired: yes")
+        ctl.write("quit\n")
+        #expect(await ctl.wait(timeout: .seconds(10)) == 0)
+    }
+}
