@@ -5,6 +5,8 @@ import GatewayAPI
 import Glibc
 import HTTPServer
 import Logging
+import MQTT
+import MQTTBridge
 import ServiceLifecycle
 
 /// Puts the gateway together: with `--simulate` a private bus and the
@@ -51,7 +53,9 @@ enum GatewayLauncher {
             logger: logger)
         gateway.start()
         let server: Server
+        let bridge: Bridge?
         do {
+            bridge = try makeBridge(settings, gateway: gateway)
             server = try startServer(settings, responder: gateway.router(), logger: logger)
         } catch {
             gateway.stop()
@@ -70,7 +74,19 @@ enum GatewayLauncher {
             HTTPServerService(server: server),
             APIService(gateway: gateway, logger: logger),
         ]
+        // Last, so stopped first: `offline` and the end of its notification
+        // subscriptions while Bluetooth and the API still run.
+        if let bridge { services.append(MQTTBridgeService(bridge: bridge, logger: logger)) }
         return services
+    }
+
+    private static func makeBridge(_ settings: Settings, gateway: Gateway) throws(StartupError) -> Bridge? {
+        guard let mqtt = settings.mqtt else { return nil }
+        do {
+            return try Bridge(gateway: gateway, mqtt: mqtt.client, configuration: mqtt.bridge)
+        } catch {
+            throw StartupError("cannot use the MQTT broker \(mqtt.client.broker): \(error)")
+        }
     }
 
     private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> SimulationService? {

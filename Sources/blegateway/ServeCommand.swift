@@ -17,6 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --simulate my-devices.yaml     the simulator with your scenario
               blegateway serve --listen 0.0.0.0:8080 --api-key "$(cat key)"
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
+              blegateway serve --mqtt mqtt://broker.lan --gateway-id hall
 
             Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
             subscriptions and connections the gateway started are ended before it exits.
@@ -109,6 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
             "Seconds a client has to send a request's headers before its connection is closed.",
             discussion: "Counted from the connection's start (or the previous response on a kept-alive connection), however slowly bytes arrive. Open event streams are not affected."))
     var requestHeaderTimeout: Double = 10
+
+    @OptionGroup(title: "MQTT")
+    var mqtt: MQTTOptions
 
     func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) {

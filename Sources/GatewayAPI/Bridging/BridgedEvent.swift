@@ -13,6 +13,9 @@ public struct BridgedEvent: Sendable {
     public let characteristic: String?
     /// The event's JSON, one line, the same as the SSE `data:` line.
     public let json: String
+    /// For device events: the signal strength of the device's latest
+    /// advertisement (dBm), if known.
+    public let rssi: Int?
 
     init(_ event: CentralEvent) {
         let rendered = GatewayEvent(event)
@@ -27,6 +30,10 @@ public struct BridgedEvent: Sendable {
             self.adapter = device.adapter
         case .characteristicValue(let value): self.adapter = value.adapter
         case .availability: self.adapter = nil
+        }
+        switch event {
+        case .deviceDiscovered(let device), .deviceUpdated(let device): rssi = device.advertisement.rssi.map(Int.init)
+        default: rssi = nil
         }
         if case .characteristicValue(let value) = event {
             characteristic = value.characteristic.uuidString

@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// `blegateway serve --mqtt`: the real process, a real mosquitto, and the
+/// mosquitto command-line clients a user would try first.
+@Suite(.serialized) struct MQTTServeTests {
+    static let strap = TestScenario.strap
+    static let base = "blegateway/hall"
+
+    @Test func mosquittoClientsSeeEventsAndCommandsReadAndWrite() async throws {
+        let broker = try await Broker.start()
+        let gateway = try await GatewayUnderTest.start(arguments: ["--mqtt", broker.url, "--gateway-id", "hall"])
+        let base = Self.base
+        let everything = try await broker.mosquittoSub("\(base)/#", id: "watcher", format: "%t %p")
+        let replies = try await broker.mosquittoSub("replies/me", id: "requester", format: "%t %D %P %p")
+        #expect(await everything.waitForOutput(containing: "\(base)/status online\n", timeout: .seconds(30)))
+
+        // Scan results.
+        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":2000}"#)
+        #expect(
+            await everything.waitForOutput(
+                containing: "\(base)/devices/\(Self.strap)/advertisement {\"type\":\"device-", timeout: .seconds(30)))
+
+        func ask(_ command: String, _ json: String, id: String) async throws -> String? {
+            try await broker.mosquittoPub([
+                "-t", "\(base)/cmd/\(command)", "-q", "1", "-m", json,
+                "-D", "publish", "response-topic", "replies/me", "-D", "publish", "correlation-data", id,
+            ])
+            guard await replies.waitForOutput(containing: "replies/me \(id) ", timeout: .seconds(30)) else { return nil }
+            return replies.standardOutput.split(separator: "\n").first { $0.hasPrefix("replies/me \(id) ") }.map(String.init)
+        }
+
+        // Connection state.
+        let connected = try #require(try await ask("connect", #"{"address":"\#(Self.strap)","timeout_ms":20000}"#, id: "c1"))
+        #expect(connected.contains("status:200") && connected.contains("\"connected\":true"), "\(connected)")
+        #expect(
+            await everything.waitForOutput(
+                containing: "\(base)/devices/\(Self.strap)/connection {\"type\":\"device-connected\"", timeout: .seconds(30)))
+
+        // Read and write.
+        let read = try #require(try await ask("read", #"{"address":"\#(Self.strap)","characteristic":"2a38"}"#, id: "r1"))
+        #expect(read.contains("status:200") && read.contains("\"value\":\"01\""), "\(read)")
+        let relay = TestScenario.relay
+        let write = try #require(
+            try await ask("write", #"{"address":"\#(Self.strap)","characteristic":"\#(relay)","value":"2a"}"#, id: "w1"))
+        #expect(write.contains("status:200"), "\(write)")
+        let readBack = try #require(try await ask("read", #"{"address":"\#(Self.strap)","characteristic":"\#(relay)"}"#, id: "r2"))
+        #expect(readBack.contains("\"value\":\"2a\""), "\(readBack)")
+
+        // Notifications.
+        let subscribed = try #require(
+            try await ask("subscribe", #"{"address":"\#(Self.strap)","characteristic":"2a37"}"#, id: "s1"))
+        #expect(subscribed.contains("{\"subscribed\":true}"), "\(subscribed)")
+        #expect(
+            await everything.waitForOutput(
+                containing: "\(base)/devices/\(Self.strap)/characteristics/00002a37-0000-1000-8000-00805f9b34fb {\"type\":\"characteristic-value\"",
+                timeout: .seconds(30)))
+
+        // A problem for a bad command.
+        let bad = try #require(try await ask("read", #"{"address":"\#(Self.strap)"}"#, id: "b1"))
+        #expect(bad.contains("status:400") && bad.contains("characteristic"), "\(bad)")
+
+        // SIGTERM: the retained status ends `offline`, published by the
+        // gateway itself (its clean disconnect discards the Will).
+        let exit = await gateway.stop()
+        #expect(exit == 0)
+        #expect(await everything.waitForOutput(containing: "\(base)/status offline\n", timeout: .seconds(30)))
+        everything.kill()
+        replies.kill()
+    }
+
+    @Test func startupRefusesABadGatewayIDAndBrokerURL() async throws {
+        for arguments in [
+            ["--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "a/b"],
+            ["--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "any"],
+            ["--mqtt", "http://127.0.0.1:1"],
+            ["--mqtt", "mqtt://127.0.0.1:1", "--mqtt-qos", "2"],
+            ["--mqtt", "mqtt://127.0.0.1:1", "--mqtt-cert", "/nonexistent"],
+        ] {
+            let process = try ChildProcess([GatewayUnderTest.executable, "serve", "--simulate"] + arguments)
+            let status = await process.wait(timeout: .seconds(30))
+            process.kill()
+            #expect(status != nil && status != 0, "\(arguments) started")
+            #expect(process.standardError.contains("--m") || process.standardError.contains("--gateway-id"), "\(process.standardError)")
+        }
+    }
+}
