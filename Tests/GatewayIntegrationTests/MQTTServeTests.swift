@@ -45,7 +45,7 @@ import TestSupport
         let relay = TestScenario.relay
         let write = try #require(
             try await ask("write", #"{"address":"\#(Self.strap)","characteristic":"\#(relay)","value":"2a"}"#, id: "w1"))
-        #expect(write.contains("status:200"), "\(write)")
+        #expect(write.contains("status:204"), "\(write)")
         let readBack = try #require(try await ask("read", #"{"address":"\#(Self.strap)","characteristic":"\#(relay)"}"#, id: "r2"))
         #expect(readBack.contains("\"value\":\"2a\""), "\(readBack)")
 
