@@ -35,6 +35,8 @@ public final class Bridge: Sendable {
     let fleet: Mutex<FleetView>
     let fleetRequests = Mutex<[String: FleetRequest]>([:])
     let presence: Mutex<PresenceTracker>
+    /// Home Assistant sensors whose discovery config went out: `address|kind`.
+    let announcedSensors = Mutex<Set<String>>([])
 
     /// Prepares the bridge. The MQTT configuration's Will is replaced by the
     /// bridge's (`offline` on the status topic); an empty client id becomes
@@ -129,6 +131,7 @@ public final class Bridge: Sendable {
 
     /// Publishes one event where `Topics` routes it.
     func publish(_ event: BridgedEvent) {
+        offerSensorValue(event)
         guard let route = topics.route(event, valueQoS: configuration.valueQoS) else { return }
         if event.type == "device-discovered" || event.type == "device-updated", let device = event.device {
             if let rssi = event.rssi { publishPresence(device: device, adapter: event.adapter, rssi: rssi) }

@@ -31,6 +31,9 @@ public struct BridgeConfiguration: Sendable {
     public var claimHoldTime: Duration
     /// Fleet requests and claims are forgotten after this long.
     public var fleetRequestLifetime: Duration
+    /// Home Assistant MQTT discovery under this prefix (`homeassistant`),
+    /// or nil for none.
+    public var homeAssistant: String?
 
     public init(
         gatewayID: String, topicPrefix: String = "blegateway", advertisementInterval: Duration = .seconds(1),

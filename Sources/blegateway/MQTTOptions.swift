@@ -61,6 +61,12 @@ struct MQTTOptions: ParsableArguments {
             discussion: "The broker publishes the gateway's Last Will ('offline') 1.5 times this after it vanishes; the fleet moves its unfinished commands to another gateway then."))
     var keepAlive = 30
 
+    @Flag(
+        name: .customLong("mqtt-homeassistant"),
+        help: ArgumentHelp(
+            "Announce heart rate and battery sensors to Home Assistant (MQTT discovery under homeassistant/). [BLEGATEWAY_MQTT_HOMEASSISTANT=1]"))
+    var homeAssistant = false
+
     func validate() throws {
         guard (5...65535).contains(keepAlive) else { throw ValidationError("--mqtt-keepalive must be 5 to 65535 seconds") }
         if (certificateFile == nil) != (keyFile == nil) {

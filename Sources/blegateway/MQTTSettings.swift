@@ -61,6 +61,9 @@ struct MQTTSettings {
             tls: .init(caFile: options.caFile, certificateFile: options.certificateFile, keyFile: options.keyFile),
             keepAlive: options.keepAlive)
         bridge = BridgeConfiguration(gatewayID: gatewayID, valueQoS: qos)
+        if options.homeAssistant || ["1", "true", "yes"].contains(environment["BLEGATEWAY_MQTT_HOMEASSISTANT"]?.lowercased()) {
+            bridge.homeAssistant = "homeassistant"
+        }
     }
 
     /// One MQTT topic level of safe characters; `any` addresses the fleet.

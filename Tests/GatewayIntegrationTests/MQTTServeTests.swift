@@ -11,9 +11,11 @@ import TestSupport
 
     @Test func mosquittoClientsSeeEventsAndCommandsReadAndWrite() async throws {
         let broker = try await Broker.start()
-        let gateway = try await GatewayUnderTest.start(arguments: ["--mqtt", broker.url, "--gateway-id", "hall"])
+        let gateway = try await GatewayUnderTest.start(
+            arguments: ["--mqtt", broker.url, "--gateway-id", "hall", "--mqtt-homeassistant"])
         let base = Self.base
         let everything = try await broker.mosquittoSub("\(base)/#", id: "watcher", format: "%t %p")
+        let homeAssistant = try await broker.mosquittoSub("homeassistant/#", id: "home-assistant", format: "%t %p")
         let replies = try await broker.mosquittoSub("replies/me", id: "requester", format: "%t %D %P %p")
         #expect(await everything.waitForOutput(containing: "\(base)/status online\n", timeout: .seconds(30)))
 
@@ -58,6 +60,19 @@ import TestSupport
                 containing: "\(base)/devices/\(Self.strap)/characteristics/00002a37-0000-1000-8000-00805f9b34fb {\"type\":\"characteristic-value\"",
                 timeout: .seconds(30)))
 
+        // Home Assistant discovery: the heart rate sensor's config, then its
+        // readings as plain numbers (the scenario's 72 ± 6 bpm).
+        let node = "blegateway_hall_C47C8D6A3E01"
+        #expect(
+            await homeAssistant.waitForOutput(
+                containing: "homeassistant/sensor/\(node)/heart_rate/config {\"name\":\"Heart rate\"", timeout: .seconds(30)))
+        #expect(homeAssistant.standardOutput.contains("\"state_topic\":\"\(base)/devices/\(Self.strap)/sensors/heart_rate\""))
+        #expect(homeAssistant.standardOutput.contains("\"availability_topic\":\"\(base)/status\""))
+        #expect(await everything.waitForOutput(containing: "\(base)/devices/\(Self.strap)/sensors/heart_rate ", timeout: .seconds(30)))
+        let reading = everything.standardOutput.split(separator: "\n")
+            .first { $0.hasPrefix("\(base)/devices/\(Self.strap)/sensors/heart_rate ") }?.split(separator: " ").last
+        #expect(reading.flatMap { Int($0) }.map { (60...84).contains($0) } == true, "\(reading ?? "")")
+
         // A problem for a bad command.
         let bad = try #require(try await ask("read", #"{"address":"\#(Self.strap)"}"#, id: "b1"))
         #expect(bad.contains("status:400") && bad.contains("characteristic"), "\(bad)")
@@ -68,6 +83,7 @@ import TestSupport
         #expect(exit == 0)
         #expect(await everything.waitForOutput(containing: "\(base)/status offline\n", timeout: .seconds(30)))
         everything.kill()
+        homeAssistant.kill()
         replies.kill()
     }
 

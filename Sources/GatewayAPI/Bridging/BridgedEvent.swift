@@ -16,6 +16,8 @@ public struct BridgedEvent: Sendable {
     /// For device events: the signal strength of the device's latest
     /// advertisement (dBm), if known.
     public let rssi: Int?
+    /// For `characteristic-value`: the value's bytes.
+    public let value: [UInt8]?
 
     init(_ event: CentralEvent) {
         let rendered = GatewayEvent(event)
@@ -37,8 +39,10 @@ public struct BridgedEvent: Sendable {
         }
         if case .characteristicValue(let value) = event {
             characteristic = value.characteristic.uuidString
+            self.value = value.value
         } else {
             characteristic = nil
+            self.value = nil
         }
     }
 }
