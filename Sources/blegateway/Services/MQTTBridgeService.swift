@@ -23,7 +23,7 @@ struct MQTTBridgeService: Service {
                     logger.notice("MQTT: connected to \(broker) as \(bridge.configuration.base)")
                     warned = false
                 case .disconnected(let reason):
-                    if !warned || reason.contains("refused") {
+                    if !warned || reason.hasPrefix("broker refused") {
                         logger.warning("MQTT: not connected to \(broker) (\(reason)); retrying with backoff")
                         warned = true
                     } else {
