@@ -104,23 +104,31 @@ def measure(binary, broker_port, rate, qos, duration, directory):
                         "--data", '{"duration_ms":1000}'], check=True, capture_output=True)
         subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"],
                        check=True, capture_output=True)
+        mqtt_path = os.path.join(directory, f"mqtt-{rate}-{qos}.txt")
+        sse_path = os.path.join(directory, f"sse-{rate}-{qos}.txt")
         topic = f"blegateway/bench/devices/{DEVICE}/characteristics/{UUID}"
         sub = subprocess.Popen(
             ["mosquitto_sub", "-p", str(broker_port), "-q", str(qos), "-t", topic, "-F", "%p"],
-            stdout=subprocess.PIPE, text=True)
+            stdout=open(mqtt_path, "w"))
         time.sleep(0.5)
         subprocess.run(["mosquitto_pub", "-p", str(broker_port), "-V", "mqttv5", "-t", "blegateway/bench/cmd/subscribe",
                         "-m", json.dumps({"address": DEVICE, "characteristic": UUID})], check=True)
         sse = subprocess.Popen(
             ["curl", "-sN", f"{http}/v1/devices/{DEVICE}/characteristics/{UUID}/notifications"],
-            stdout=subprocess.PIPE, text=True)
+            stdout=open(sse_path, "w"))
         # Let both paths settle before counting.
         time.sleep(1)
         time.sleep(duration)
         for process in (sub, sse):
             process.send_signal(signal.SIGINT)
-        mqtt_out = sub.communicate(timeout=30)[0]
-        sse_out = sse.communicate(timeout=30)[0]
+        for process in (sub, sse):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        mqtt_out = open(mqtt_path).read()
+        sse_out = open(sse_path).read()
     finally:
         gateway.send_signal(signal.SIGTERM)
         gateway.wait(timeout=30)
