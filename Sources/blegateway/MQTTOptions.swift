@@ -58,7 +58,8 @@ struct MQTTOptions: ParsableArguments {
         name: .customLong("mqtt-keepalive"),
         help: ArgumentHelp(
             "Seconds between keep-alive pings (5 to 65535).",
-            discussion: "The broker publishes the gateway's Last Will ('offline') 1.5 times this after it vanishes; the fleet moves its unfinished commands to another gateway then."))
+            discussion: "The broker publishes the gateway's Last Will ('offline') 1.5 times this after it vanishes; the fleet moves its unfinished commands to another gateway then.",
+            valueName: "seconds"))
     var keepAlive = 30
 
     @Flag(
