@@ -87,6 +87,36 @@ import TestSupport
         replies.kill()
     }
 
+    /// Credentials from the environment and a password file (container
+    /// secrets); a wrong password is a logged refusal, not a crash.
+    @Test func credentialsFromEnvironmentAndPasswordFile() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let made = try await run(["mosquitto_passwd", "-b", "-c", "\(directory)/passwords", "gateway", "s3cret"])
+        #expect(made.status == 0, "\(made.error)")
+        chmod("\(directory)/passwords", 0o644)
+        try "s3cret\n".write(toFile: "\(directory)/secret", atomically: true, encoding: .utf8)
+        try "wrong\n".write(toFile: "\(directory)/wrong", atomically: true, encoding: .utf8)
+        let broker = try await Broker.start(listenerLines: [
+            "allow_anonymous false", "password_file \(directory)/passwords",
+        ])
+
+        let good = try await GatewayUnderTest.start(
+            arguments: ["--mqtt-password-file", "\(directory)/secret", "--gateway-id", "vault"],
+            environment: ["BLEGATEWAY_MQTT": broker.url, "BLEGATEWAY_MQTT_USERNAME": "gateway"])
+        let connected = await waitForCondition { good.process.standardError.contains("MQTT: connected to") }
+        #expect(connected, "\(good.process.standardError.suffix(2000))")
+        #expect(await good.stop() == 0)
+
+        let bad = try await GatewayUnderTest.start(
+            arguments: ["--mqtt", "mqtt://gateway@127.0.0.1:\(broker.port)", "--mqtt-password-file", "\(directory)/wrong"])
+        let refused = await waitForCondition { bad.process.standardError.contains("MQTT: not connected to") && bad.process.standardError.contains("broker refused") }
+        #expect(refused, "\(bad.process.standardError.suffix(2000))")
+        // Still serving HTTP.
+        #expect(try await bad.get("/health").status == 200)
+        #expect(await bad.stop() == 0)
+    }
+
     @Test func startupRefusesABadGatewayIDAndBrokerURL() async throws {
         for arguments in [
             ["--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "a/b"],
