@@ -12,8 +12,8 @@ import ServiceLifecycle
 /// Puts the gateway together: with `--simulate` a private bus and the
 /// simulator on it, the supervised bus connection, the BlueZ central, the
 /// API, the HTTP server and, with `--mqtt`, the MQTT bridge (stopped first,
-/// so that it says `offline` while the rest still runs). Each is started (so that a failure is a clear
-/// startup error) and then handed over as a service to one `ServiceGroup`,
+/// so that it says `offline` while the rest still runs). Each is started
+/// (so that a failure is a clear startup error) and then handed over as a service to one `ServiceGroup`,
 /// which stops them in reverse order on SIGINT or SIGTERM: the API ends its
 /// streams with their last events, the server drains and closes, the
 /// central ends what it started, the bus connection closes, the simulator
