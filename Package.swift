@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus",
+                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -17,7 +17,9 @@ extension Bridge {
             topic, payload: answer.body, qos: .atLeastOnce,
             properties: MessageProperties(
                 correlationData: message.properties.correlationData, contentType: answer.contentType,
-                userProperties: [UserProperty("status", String(answer.status))]))
+                userProperties: [
+                    UserProperty("status", String(answer.status)), UserProperty("gateway", configuration.gatewayID),
+                ]))
     }
 
     private func answer(_ command: String, _ payload: [UInt8], instance: String) async -> LocalAPI.Answer {

@@ -31,13 +31,19 @@ public final class Bridge: Sendable {
     let throttle: Mutex<AdvertisementThrottle>
     /// Notification subscriptions made by `cmd/subscribe`, by key.
     let subscriptions = Mutex<[String: Task<Void, Never>]>([:])
+    /// The fleet as the broker shows it, and the `any` requests seen.
+    let fleet: Mutex<FleetView>
+    let fleetRequests = Mutex<[String: FleetRequest]>([:])
+    let presence: Mutex<PresenceTracker>
+    /// Home Assistant sensors whose discovery config went out: `address|kind`.
+    let announcedSensors = Mutex<Set<String>>([])
 
     /// Prepares the bridge. The MQTT configuration's Will is replaced by the
     /// bridge's (`offline` on the status topic); an empty client id becomes
     /// `blegateway-<gateway id>`.
     public init(gateway: Gateway, mqtt: MQTT.Configuration, configuration: BridgeConfiguration) throws {
         guard !configuration.gatewayID.isEmpty,
-            !configuration.gatewayID.contains(where: { "/+#".contains($0) }),
+            !configuration.gatewayID.contains(where: { "/+#".contains($0) }), configuration.gatewayID != "any",
             !configuration.topicPrefix.isEmpty, !configuration.topicPrefix.contains(where: { "+#".contains($0) })
         else {
             throw MQTTError(
@@ -46,8 +52,13 @@ public final class Bridge: Sendable {
         self.configuration = configuration
         self.gateway = gateway
         self.api = gateway.localAPI()
-        self.topics = Topics(base: configuration.base)
+        self.topics = Topics(prefix: configuration.topicPrefix, base: configuration.base)
         self.throttle = Mutex(AdvertisementThrottle(interval: configuration.advertisementInterval))
+        self.fleet = Mutex(
+            FleetView(presenceFreshness: configuration.presenceFreshness, holdTime: configuration.claimHoldTime))
+        self.presence = Mutex(
+            PresenceTracker(
+                minimumInterval: configuration.presenceMinimumInterval, refreshInterval: configuration.presenceRefresh))
         var mqtt = mqtt
         if mqtt.clientID.isEmpty { mqtt.clientID = "blegateway-\(configuration.gatewayID)" }
         mqtt.will = Will(topic: topics.status, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
@@ -68,6 +79,7 @@ public final class Bridge: Sendable {
             guard let self else { return }
             Task { await self.handleCommand(message) }
         }
+        if configuration.fleet { try await followFleet() }
         let status = topics.status
         let announce = Task { [client] in
             for await state in states where state == .connected {
@@ -89,6 +101,7 @@ public final class Bridge: Sendable {
                 for item in ready {
                     _ = try? self.client.publish(item.topic, payload: Array(item.json.utf8), properties: Self.json)
                 }
+                self.expireFleetRequests(now: .now)
             }
         }
         tasks.withLock { $0 += [announce, pump, flusher] }
@@ -109,6 +122,7 @@ public final class Bridge: Sendable {
         }
         for task in notifications { task.cancel() }
         if client.connectionState.isConnected {
+            clearAllPresence()
             _ = try? client.publish(topics.status, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
             _ = await client.waitUntilDelivered(timeout: timeout)
         }
@@ -117,8 +131,10 @@ public final class Bridge: Sendable {
 
     /// Publishes one event where `Topics` routes it.
     func publish(_ event: BridgedEvent) {
+        offerSensorValue(event)
         guard let route = topics.route(event, valueQoS: configuration.valueQoS) else { return }
         if event.type == "device-discovered" || event.type == "device-updated", let device = event.device {
+            if let rssi = event.rssi { publishPresence(device: device, adapter: event.adapter, rssi: rssi) }
             let now = ContinuousClock.now
             guard let item = throttle.withLock({ $0.offer(device: device, topic: route.topic, json: event.json, now: now) })
             else { return }
@@ -126,7 +142,10 @@ public final class Bridge: Sendable {
                 item.topic, payload: Array(item.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
             return
         }
-        if event.type == "device-lost", let device = event.device { throttle.withLock { $0.forget(device) } }
+        if event.type == "device-lost", let device = event.device {
+            throttle.withLock { $0.forget(device) }
+            clearPresence(device: device)
+        }
         _ = try? client.publish(
             route.topic, payload: Array(event.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
     }

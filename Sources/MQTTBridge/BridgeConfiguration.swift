@@ -13,15 +13,43 @@ public struct BridgeConfiguration: Sendable {
     /// The QoS of characteristic values (notifications and reads). QoS 0 by
     /// default: a stream of readings where the next replaces a lost one.
     public var valueQoS: QoS
+    /// Take part in the fleet: publish presence, follow the other gateways
+    /// and take commands sent to `<topicPrefix>/any/cmd/…` (docs/mqtt.md).
+    public var fleet: Bool
+    /// A gateway waits this long per place in a request's ranking before it
+    /// claims the request: the best placed claims at once, the next only if
+    /// no claim has arrived by then.
+    public var claimStep: Duration
+    /// Presence is published again at most this often when the signal
+    /// changes, and at least every `presenceRefresh` while the device is
+    /// heard; presence older than `presenceFreshness` does not count.
+    public var presenceMinimumInterval: Duration
+    public var presenceRefresh: Duration
+    public var presenceFreshness: Duration
+    /// The winner of a device's latest claim goes first for the device's
+    /// next requests for this long.
+    public var claimHoldTime: Duration
+    /// Fleet requests and claims are forgotten after this long.
+    public var fleetRequestLifetime: Duration
+    /// Home Assistant MQTT discovery under this prefix (`homeassistant`),
+    /// or nil for none.
+    public var homeAssistant: String?
 
     public init(
         gatewayID: String, topicPrefix: String = "blegateway", advertisementInterval: Duration = .seconds(1),
-        valueQoS: QoS = .atMostOnce
+        valueQoS: QoS = .atMostOnce, fleet: Bool = true
     ) {
         self.gatewayID = gatewayID
         self.topicPrefix = topicPrefix
         self.advertisementInterval = advertisementInterval
         self.valueQoS = valueQoS
+        self.fleet = fleet
+        claimStep = .milliseconds(500)
+        presenceMinimumInterval = .seconds(2)
+        presenceRefresh = .seconds(20)
+        presenceFreshness = .seconds(60)
+        claimHoldTime = .seconds(30)
+        fleetRequestLifetime = .seconds(300)
     }
 
     /// `<topicPrefix>/<gatewayID>`.

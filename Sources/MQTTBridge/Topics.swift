@@ -7,6 +7,9 @@ import MQTT
 /// below `devices/`, and commands sit under `cmd/` so that a later
 /// `<prefix>/any/cmd/…` tree can be routed without renaming anything.
 struct Topics {
+    /// `<prefix>`, shared by the fleet.
+    let prefix: String
+    /// `<prefix>/<gateway-id>`.
     let base: String
 
     /// The retained `online` / `offline` availability (also the Last Will).
@@ -14,6 +17,14 @@ struct Topics {
     /// Commands: `cmd/<command>`.
     var commands: String { "\(base)/cmd/+" }
     func command(_ name: String) -> String { "\(base)/cmd/\(name)" }
+    /// This gateway's retained presence for a device it hears.
+    func presence(_ device: String) -> String { "\(base)/devices/\(device)/presence" }
+    /// Commands to whichever gateway of the fleet suits the device best.
+    var fleetCommands: String { "\(prefix)/any/cmd/+" }
+    /// Claims of fleet commands, one topic per device (`none` for a
+    /// command that names none).
+    var fleetClaims: String { "\(prefix)/any/claims/+" }
+    func fleetClaim(_ device: String?) -> String { "\(prefix)/any/claims/\(device ?? "none")" }
     /// Where answers go when a request names no response topic.
     func response(_ command: String) -> String { "\(base)/responses/\(command)" }
 

@@ -5,12 +5,15 @@ import GatewayAPI
 import Glibc
 import HTTPServer
 import Logging
+import MQTT
+import MQTTBridge
 import ServiceLifecycle
 
 /// Puts the gateway together: with `--simulate` a private bus and the
 /// simulator on it, the supervised bus connection, the BlueZ central, the
-/// API and the HTTP server. Each is started (so that a failure is a clear
-/// startup error) and then handed over as a service to one `ServiceGroup`,
+/// API, the HTTP server and, with `--mqtt`, the MQTT bridge (stopped first,
+/// so that it says `offline` while the rest still runs). Each is started
+/// (so that a failure is a clear startup error) and then handed over as a service to one `ServiceGroup`,
 /// which stops them in reverse order on SIGINT or SIGTERM: the API ends its
 /// streams with their last events, the server drains and closes, the
 /// central ends what it started, the bus connection closes, the simulator
@@ -60,7 +63,9 @@ enum GatewayLauncher {
             logger.warning("the pairing agent could not be registered with bluetoothd: \(error)")
         }
         let server: Server
+        let bridge: Bridge?
         do {
+            bridge = try makeBridge(settings, gateway: gateway)
             server = try startServer(settings, responder: gateway.router(), logger: logger)
         } catch {
             await agent.stop()
@@ -81,7 +86,19 @@ enum GatewayLauncher {
             HTTPServerService(server: server),
             APIService(gateway: gateway, logger: logger),
         ]
+        // Last, so stopped first: `offline` and the end of its notification
+        // subscriptions while Bluetooth and the API still run.
+        if let bridge { services.append(MQTTBridgeService(bridge: bridge, logger: logger)) }
         return services
+    }
+
+    private static func makeBridge(_ settings: Settings, gateway: Gateway) throws(StartupError) -> Bridge? {
+        guard let mqtt = settings.mqtt else { return nil }
+        do {
+            return try Bridge(gateway: gateway, mqtt: mqtt.client, configuration: mqtt.bridge)
+        } catch {
+            throw StartupError("cannot use the MQTT broker \(mqtt.client.broker): \(error)")
+        }
     }
 
     private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> SimulationService? {

@@ -22,6 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --simulate my-devices.yaml     the simulator with your scenario
               blegateway serve --listen 0.0.0.0:8080 --api-key "$(cat key)"
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
+              blegateway serve --mqtt mqtt://broker.lan --gateway-id hall
 
             Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
             subscriptions and connections the gateway started are ended before it exits.
@@ -141,6 +142,9 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("pairing-request-timeout"),
         help: "Seconds a pairing request waits for a client's answer before the gateway rejects it.")
     var pairingRequestTimeout: Double = 60
+
+    @OptionGroup(title: "MQTT")
+    var mqtt: MQTTOptions
 
     func validate() throws {
         guard AgentCapability(name: agentCapability) != nil else {

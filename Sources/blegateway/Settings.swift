@@ -27,6 +27,9 @@ struct Settings {
     var defaultAgent: Bool
     var pairingRequestTimeout: Duration
 
+    /// nil without `--mqtt`.
+    var mqtt: MQTTSettings?
+
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
         guard let listen = ListenAddress(listenText) else {
@@ -77,6 +80,8 @@ struct Settings {
         agentCapability = AgentCapability(name: command.agentCapability) ?? .noInputNoOutput
         defaultAgent = command.defaultAgent
         pairingRequestTimeout = .milliseconds(Int(command.pairingRequestTimeout * 1000))
+
+        mqtt = try MQTTSettings(command.mqtt, environment: environment)
     }
 }
 

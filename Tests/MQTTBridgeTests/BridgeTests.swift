@@ -90,7 +90,7 @@ import Testing
             "-t", "\(base)/cmd/read", "-m", #"{"address":"C4:7C:8D:6A:3E:01","characteristic":"2a38"}"#,
             "-D", "publish", "response-topic", "cli/answer", "-D", "publish", "correlation-data", "x1",
         ])
-        #expect(await answers.waitForOutput(containing: "x1 status:409 {\"type\":\"urn:blegateway:problem:not-connected\""))
+        #expect(await answers.waitForOutput(containing: "x1 status:409 gateway:hall {\"type\":\"urn:blegateway:problem:not-connected\""))
 
         await world.bridge.stop()
         #expect(await everything.waitForOutput(containing: "\(base)/status 0 offline\n"))

@@ -13,6 +13,11 @@ public struct BridgedEvent: Sendable {
     public let characteristic: String?
     /// The event's JSON, one line, the same as the SSE `data:` line.
     public let json: String
+    /// For device events: the signal strength of the device's latest
+    /// advertisement (dBm), if known.
+    public let rssi: Int?
+    /// For `characteristic-value`: the value's bytes.
+    public let value: [UInt8]?
 
     init(_ event: CentralEvent) {
         let rendered = GatewayEvent(event)
@@ -28,10 +33,16 @@ public struct BridgedEvent: Sendable {
         case .characteristicValue(let value): self.adapter = value.adapter
         case .availability: self.adapter = nil
         }
+        switch event {
+        case .deviceDiscovered(let device), .deviceUpdated(let device): rssi = device.advertisement.rssi.map(Int.init)
+        default: rssi = nil
+        }
         if case .characteristicValue(let value) = event {
             characteristic = value.characteristic.uuidString
+            self.value = value.value
         } else {
             characteristic = nil
+            self.value = nil
         }
     }
 }

@@ -1,0 +1,198 @@
+import Foundation
+import MQTT
+
+// A fleet of gateways on one broker (docs/mqtt.md, "Fleet"): retained
+// presence per device, and commands on `<prefix>/any/cmd/<command>` taken by
+// exactly one gateway through claims on `<prefix>/any/claims/<address>`.
+extension Bridge {
+    /// A request to `any` this gateway has seen and not yet seen finished.
+    struct FleetRequest: Sendable {
+        let message: Message
+        let device: String?
+        let received: ContinuousClock.Instant
+        var started = false
+    }
+
+    // MARK: Presence
+
+    /// Publishes this gateway's presence for a device it heard, when due.
+    func publishPresence(device: String, adapter: String?, rssi: Int) {
+        guard configuration.fleet else { return }
+        guard presence.withLock({ $0.offer(device: device, rssi: rssi, now: .now) }) else { return }
+        var members = ["\"gateway\":\(Self.quoted(configuration.gatewayID))", "\"address\":\(Self.quoted(device))"]
+        if let adapter { members.append("\"adapter\":\(Self.quoted(adapter))") }
+        members += ["\"rssi\":\(rssi)", "\"timestamp\":\(Self.quoted(Date().ISO8601Format()))"]
+        _ = try? client.publish(
+            topics.presence(device), payload: Array("{\(members.joined(separator: ","))}".utf8), qos: .atLeastOnce,
+            retain: true, properties: Self.json)
+    }
+
+    /// Clears a device's retained presence (it was lost).
+    func clearPresence(device: String) {
+        guard configuration.fleet, presence.withLock({ $0.forget(device) }) else { return }
+        _ = try? client.publish(topics.presence(device), payload: [], qos: .atLeastOnce, retain: true)
+    }
+
+    /// Clears every presence this gateway published (on stop).
+    func clearAllPresence() {
+        for device in presence.withLock({ $0.forgetAll() }) {
+            _ = try? client.publish(topics.presence(device), payload: [], qos: .atLeastOnce, retain: true)
+        }
+    }
+
+    // MARK: Following the fleet
+
+    /// Subscribes to the fleet's status, presence, connection and claim
+    /// topics and to `<prefix>/any/cmd/+`. Every handler runs on the MQTT
+    /// thread in the broker's order, which is what makes every gateway
+    /// agree on claims.
+    func followFleet() async throws {
+        let prefix = configuration.topicPrefix
+        _ = try await client.subscribe("\(prefix)/+/status", qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            guard let self, let gateway = Self.level(1, of: message.topic) else { return }
+            let isOnline = message.payloadText == "online"
+            let reopened = self.fleet.withLock { view in
+                view.setStatus(gateway, online: isOnline)
+                return isOnline ? [] : view.reopen(wonBy: gateway)
+            }
+            for request in reopened { self.scheduleClaim(request) }
+        }
+        _ = try await client.subscribe("\(prefix)/+/devices/+/presence", qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
+            else { return }
+            let rssi = (Self.object(message.payload)?["rssi"] as? NSNumber)?.intValue
+            self.fleet.withLock { $0.setPresence(gateway, device: device, rssi: rssi, now: .now) }
+        }
+        _ = try await client.subscribe("\(prefix)/+/devices/+/connection", qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
+            else { return }
+            let type = Self.object(message.payload)?["type"] as? String
+            let isConnected = type == "device-connected" || type == "services-resolved"
+            self.fleet.withLock { $0.setConnected(gateway, device: device, isConnected) }
+        }
+        _ = try await client.subscribe(topics.fleetClaims, qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            self?.receiveClaim(message)
+        }
+        _ = try await client.subscribe(topics.fleetCommands, qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            self?.receiveFleetRequest(message)
+        }
+    }
+
+    private func receiveFleetRequest(_ message: Message) {
+        // Retained requests are old news.
+        guard !message.retain else { return }
+        let key = Self.requestKey(message)
+        let device = (Self.object(message.payload)?["address"] as? String).map(Self.canonicalAddress)
+        fleetRequests.withLock { $0[key] = FleetRequest(message: message, device: device, received: .now) }
+        scheduleClaim(key)
+    }
+
+    /// Claims `request` after this gateway's turn (its rank for the device
+    /// times `claimStep`) unless another gateway's claim arrives first.
+    func scheduleClaim(_ request: String) {
+        guard let pending = fleetRequests.withLock({ $0[request] }) else { return }
+        let me = configuration.gatewayID
+        let rank = fleet.withLock { view -> Int? in
+            guard view.winner(of: request) == nil, !view.isFinished(request) else { return nil }
+            let order = view.ranking(for: pending.device, now: .now)
+            return order.firstIndex(of: me) ?? order.count
+        }
+        guard let rank else { return }
+        let delay = configuration.claimStep * rank
+        Task { [weak self] in
+            if rank > 0 { try? await Task.sleep(for: delay) }
+            guard let self else { return }
+            let open = self.fleet.withLock { $0.winner(of: request) == nil && !$0.isFinished(request) }
+            guard open else { return }
+            self.publishClaim(request, device: pending.device, done: false)
+        }
+    }
+
+    private func publishClaim(_ request: String, device: String?, done: Bool) {
+        var json = "{\"request\":\(Self.quoted(request)),\"gateway\":\(Self.quoted(configuration.gatewayID))"
+        if done { json += ",\"done\":true" }
+        json += "}"
+        _ = try? client.publish(
+            topics.fleetClaim(device), payload: Array(json.utf8), qos: .atLeastOnce, properties: Self.json)
+    }
+
+    private func receiveClaim(_ message: Message) {
+        guard let object = Self.object(message.payload), let request = object["request"] as? String,
+            let gateway = object["gateway"] as? String
+        else { return }
+        let now = ContinuousClock.now
+        if object["done"] as? Bool == true {
+            fleet.withLock { $0.finish(request, now: now) }
+            fleetRequests.withLock { $0[request] = nil }
+            return
+        }
+        let device = Self.level(3, of: message.topic).flatMap { $0 == "none" ? nil : $0 }
+        let winner = fleet.withLock { $0.claim(request, by: gateway, device: device, now: now) }
+        guard winner == configuration.gatewayID else { return }
+        let mine = fleetRequests.withLock { requests -> FleetRequest? in
+            guard var pending = requests[request], !pending.started else { return nil }
+            pending.started = true
+            requests[request] = pending
+            return pending
+        }
+        guard let mine else { return }
+        Task {
+            await handleCommand(mine.message)
+            publishClaim(request, device: mine.device, done: true)
+        }
+    }
+
+    /// Forgets requests and claims no requester still waits for.
+    func expireFleetRequests(now: ContinuousClock.Instant) {
+        let age = configuration.fleetRequestLifetime
+        _ = fleet.withLock { $0.expire(olderThan: age, now: now) }
+        fleetRequests.withLock { requests in
+            requests = requests.filter { now - $0.value.received <= age }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The same for every gateway that received the same request.
+    static func requestKey(_ message: Message) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        func mix(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+            hash ^= 0xff
+            hash = hash &* 0x100_0000_01b3
+        }
+        mix(message.topic.utf8)
+        mix((message.properties.responseTopic ?? "").utf8)
+        mix(message.properties.correlationData ?? [])
+        mix(message.payload)
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    static func canonicalAddress(_ text: String) -> String {
+        text.uppercased().replacingOccurrences(of: "-", with: ":")
+    }
+
+    static func level(_ index: Int, of topic: String) -> String? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        return levels.indices.contains(index) ? String(levels[index]) : nil
+    }
+
+    static func object(_ payload: [UInt8]) -> [String: Any]? {
+        guard !payload.isEmpty else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+    }
+
+    static func quoted(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+
+/// `serve`'s MQTT options (docs/mqtt.md).
+struct MQTTOptions: ParsableArguments {
+    @Option(
+        name: .customLong("mqtt"),
+        help: ArgumentHelp(
+            "Publish events to this MQTT broker and take commands from it: mqtt://[user[:password]@]host[:port] or mqtts://…. [BLEGATEWAY_MQTT]",
+            discussion: "Topics are under blegateway/<gateway-id>/ (docs/mqtt.md).",
+            valueName: "url"))
+    var url: String?
+
+    @Option(
+        name: .customLong("mqtt-username"),
+        help: ArgumentHelp("The broker user name (instead of one in the URL). [BLEGATEWAY_MQTT_USERNAME]", valueName: "name"))
+    var username: String?
+
+    @Option(
+        name: .customLong("mqtt-password"),
+        help: ArgumentHelp("The broker password (instead of one in the URL). [BLEGATEWAY_MQTT_PASSWORD]", valueName: "password"))
+    var password: String?
+
+    @Option(
+        name: .customLong("mqtt-password-file"),
+        help: ArgumentHelp("Read the broker password from a file (for container secrets).", valueName: "path"))
+    var passwordFile: String?
+
+    @Option(
+        name: .customLong("mqtt-ca"),
+        help: ArgumentHelp("For mqtts://: the PEM CA certificate that signed the broker's (default: the system's).", valueName: "path"))
+    var caFile: String?
+
+    @Option(
+        name: .customLong("mqtt-cert"),
+        help: ArgumentHelp("For mqtts://: a PEM client certificate, for brokers that require one (needs --mqtt-key).", valueName: "path"))
+    var certificateFile: String?
+
+    @Option(name: .customLong("mqtt-key"), help: ArgumentHelp("The PEM private key of --mqtt-cert.", valueName: "path"))
+    var keyFile: String?
+
+    @Option(
+        name: .customLong("gateway-id"),
+        help: ArgumentHelp(
+            "This gateway's name in MQTT topics and its client id (default: the host name). [BLEGATEWAY_GATEWAY_ID]",
+            discussion: "Letters, digits, '-', '_' and '.'; 'any' is reserved for commands to the whole fleet.",
+            valueName: "id"))
+    var gatewayID: String?
+
+    @Option(
+        name: .customLong("mqtt-qos"),
+        help: ArgumentHelp(
+            "The QoS of characteristic values (notifications and reads): 0 or 1. [BLEGATEWAY_MQTT_QOS]",
+            discussion: "0 (the default) drops values while the broker is away; 1 queues them (bounded) and delivers them after.",
+            valueName: "qos"))
+    var qos: Int?
+
+    @Option(
+        name: .customLong("mqtt-keepalive"),
+        help: ArgumentHelp(
+            "Seconds between keep-alive pings (5 to 65535).",
+            discussion: "The broker publishes the gateway's Last Will ('offline') 1.5 times this after it vanishes; the fleet moves its unfinished commands to another gateway then.",
+            valueName: "seconds"))
+    var keepAlive = 30
+
+    @Flag(
+        name: .customLong("mqtt-homeassistant"),
+        help: ArgumentHelp(
+            "Announce heart rate and battery sensors to Home Assistant (MQTT discovery under homeassistant/). [BLEGATEWAY_MQTT_HOMEASSISTANT=1]"))
+    var homeAssistant = false
+
+    func validate() throws {
+        guard (5...65535).contains(keepAlive) else { throw ValidationError("--mqtt-keepalive must be 5 to 65535 seconds") }
+        if (certificateFile == nil) != (keyFile == nil) {
+            throw ValidationError("--mqtt-cert and --mqtt-key go together")
+        }
+        if password != nil, passwordFile != nil {
+            throw ValidationError("give --mqtt-password or --mqtt-password-file, not both")
+        }
+    }
+}

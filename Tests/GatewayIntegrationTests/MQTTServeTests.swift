@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// `blegateway serve --mqtt`: the real process, a real mosquitto, and the
+/// mosquitto command-line clients a user would try first.
+@Suite(.serialized) struct MQTTServeTests {
+    static let strap = TestScenario.strap
+    static let base = "blegateway/hall"
+
+    @Test func mosquittoClientsSeeEventsAndCommandsReadAndWrite() async throws {
+        let broker = try await Broker.start()
+        let gateway = try await GatewayUnderTest.start(
+            arguments: ["--mqtt", broker.url, "--gateway-id", "hall", "--mqtt-homeassistant"])
+        let base = Self.base
+        let everything = try await broker.mosquittoSub("\(base)/#", id: "watcher", format: "%t %p")
+        let homeAssistant = try await broker.mosquittoSub("homeassistant/#", id: "home-assistant", format: "%t %p")
+        let replies = try await broker.mosquittoSub("replies/me", id: "requester", format: "%t %D %P %p")
+        #expect(await everything.waitForOutput(containing: "\(base)/status online\n", timeout: .seconds(30)))
+
+        // Scan results.
+        _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":2000}"#)
+        #expect(
+            await everything.waitForOutput(
+                containing: "\(base)/devices/\(Self.strap)/advertisement {\"type\":\"device-", timeout: .seconds(30)))
+
+        func ask(_ command: String, _ json: String, id: String) async throws -> String? {
+            try await broker.mosquittoPub([
+                "-t", "\(base)/cmd/\(command)", "-q", "1", "-m", json,
+                "-D", "publish", "response-topic", "replies/me", "-D", "publish", "correlation-data", id,
+            ])
+            guard await replies.waitForOutput(containing: "replies/me \(id) ", timeout: .seconds(30)) else { return nil }
+            return replies.standardOutput.split(separator: "\n").first { $0.hasPrefix("replies/me \(id) ") }.map(String.init)
+        }
+
+        // Connection state.
+        let connected = try #require(try await ask("connect", #"{"address":"\#(Self.strap)","timeout_ms":20000}"#, id: "c1"))
+        #expect(connected.contains("status:200") && connected.contains("\"connected\":true"), "\(connected)")
+        #expect(
+            await everything.waitForOutput(
+                containing: "\(base)/devices/\(Self.strap)/connection {\"type\":\"device-connected\"", timeout: .seconds(30)))
+
+        // Read and write.
+        let read = try #require(try await ask("read", #"{"address":"\#(Self.strap)","characteristic":"2a38"}"#, id: "r1"))
+        #expect(read.contains("status:200") && read.contains("\"value\":\"01\""), "\(read)")
+        let relay = TestScenario.relay
+        let write = try #require(
+            try await ask("write", #"{"address":"\#(Self.strap)","characteristic":"\#(relay)","value":"2a"}"#, id: "w1"))
+        #expect(write.contains("status:204"), "\(write)")
+        let readBack = try #require(try await ask("read", #"{"address":"\#(Self.strap)","characteristic":"\#(relay)"}"#, id: "r2"))
+        #expect(readBack.contains("\"value\":\"2a\""), "\(readBack)")
+
+        // Notifications.
+        let subscribed = try #require(
+            try await ask("subscribe", #"{"address":"\#(Self.strap)","characteristic":"2a37"}"#, id: "s1"))
+        #expect(subscribed.contains("{\"subscribed\":true}"), "\(subscribed)")
+        #expect(
+            await everything.waitForOutput(
+                containing: "\(base)/devices/\(Self.strap)/characteristics/00002a37-0000-1000-8000-00805f9b34fb {\"type\":\"characteristic-value\"",
+                timeout: .seconds(30)))
+
+        // Home Assistant discovery: the heart rate sensor's config, then its
+        // readings as plain numbers (the scenario's 72 ± 6 bpm).
+        let node = "blegateway_hall_C47C8D6A3E01"
+        #expect(
+            await homeAssistant.waitForOutput(
+                containing: "homeassistant/sensor/\(node)/heart_rate/config {\"name\":\"Heart rate\"", timeout: .seconds(30)))
+        #expect(homeAssistant.standardOutput.contains("\"state_topic\":\"\(base)/devices/\(Self.strap)/sensors/heart_rate\""))
+        #expect(homeAssistant.standardOutput.contains("\"availability_topic\":\"\(base)/status\""))
+        #expect(await everything.waitForOutput(containing: "\(base)/devices/\(Self.strap)/sensors/heart_rate ", timeout: .seconds(30)))
+        let reading = everything.standardOutput.split(separator: "\n")
+            .first { $0.hasPrefix("\(base)/devices/\(Self.strap)/sensors/heart_rate ") }?.split(separator: " ").last
+        #expect(reading.flatMap { Int($0) }.map { (60...84).contains($0) } == true, "\(reading ?? "")")
+
+        // A problem for a bad command.
+        let bad = try #require(try await ask("read", #"{"address":"\#(Self.strap)"}"#, id: "b1"))
+        #expect(bad.contains("status:400") && bad.contains("characteristic"), "\(bad)")
+
+        // SIGTERM: the retained status ends `offline`, published by the
+        // gateway itself (its clean disconnect discards the Will).
+        let exit = await gateway.stop()
+        #expect(exit == 0)
+        #expect(await everything.waitForOutput(containing: "\(base)/status offline\n", timeout: .seconds(30)))
+        everything.kill()
+        homeAssistant.kill()
+        replies.kill()
+    }
+
+    /// Credentials from the environment and a password file (container
+    /// secrets); a wrong password is a logged refusal, not a crash.
+    @Test func credentialsFromEnvironmentAndPasswordFile() async throws {
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let made = try await run(["mosquitto_passwd", "-b", "-c", "\(directory)/passwords", "gateway", "s3cret"])
+        #expect(made.status == 0, "\(made.error)")
+        chmod("\(directory)/passwords", 0o644)
+        try "s3cret\n".write(toFile: "\(directory)/secret", atomically: true, encoding: .utf8)
+        try "wrong\n".write(toFile: "\(directory)/wrong", atomically: true, encoding: .utf8)
+        let broker = try await Broker.start(listenerLines: [
+            "allow_anonymous false", "password_file \(directory)/passwords",
+        ])
+
+        let good = try await GatewayUnderTest.start(
+            arguments: ["--mqtt-password-file", "\(directory)/secret", "--gateway-id", "vault"],
+            environment: ["BLEGATEWAY_MQTT": broker.url, "BLEGATEWAY_MQTT_USERNAME": "gateway"])
+        let connected = await waitForCondition { good.process.standardError.contains("MQTT: connected to") }
+        #expect(connected, "\(good.process.standardError.suffix(2000))")
+        #expect(await good.stop() == 0)
+
+        let bad = try await GatewayUnderTest.start(
+            arguments: ["--mqtt", "mqtt://gateway@127.0.0.1:\(broker.port)", "--mqtt-password-file", "\(directory)/wrong"])
+        let refused = await waitForCondition { bad.process.standardError.contains("MQTT: not connected to") && bad.process.standardError.contains("broker refused") }
+        #expect(refused, "\(bad.process.standardError.suffix(2000))")
+        // Still serving HTTP.
+        #expect(try await bad.get("/health").status == 200)
+        #expect(await bad.stop() == 0)
+    }
+
+    @Test func startupRefusesABadGatewayIDAndBrokerURL() async throws {
+        for arguments in [
+            ["--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "a/b"],
+            ["--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "any"],
+            ["--mqtt", "http://127.0.0.1:1"],
+            ["--mqtt", "mqtt://127.0.0.1:1", "--mqtt-qos", "2"],
+            ["--mqtt", "mqtt://127.0.0.1:1", "--mqtt-cert", "/nonexistent"],
+        ] {
+            let process = try ChildProcess([GatewayUnderTest.executable, "serve", "--simulate"] + arguments)
+            let status = await process.wait(timeout: .seconds(30))
+            process.kill()
+            #expect(status != nil && status != 0, "\(arguments) started")
+            #expect(process.standardError.contains("--m") || process.standardError.contains("--gateway-id"), "\(process.standardError)")
+        }
+    }
+}
