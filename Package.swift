@@ -72,7 +72,7 @@ let package = Package(
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "HTTPServer", "BlueZ",
+                "HTTPServer", "BlueZ", "PersistedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus",
+                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "PersistedState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
-        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
+        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer", "PersistedState"]),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.
         .testTarget(

@@ -1,31 +1,41 @@
 import BlueZ
 import BlueZSimulator
 import DBus
+import Foundation
 import GatewayAPI
 import Glibc
 import HTTPServer
 import Logging
+import PersistedState
 import ServiceLifecycle
 
-/// Puts the gateway together: with `--simulate` a private bus and the
+/// Puts the gateway together: the state store, with `--simulate` a private bus and the
 /// simulator on it, the supervised bus connection, the BlueZ central, the
 /// API and the HTTP server. Each is started (so that a failure is a clear
 /// startup error) and then handed over as a service to one `ServiceGroup`,
 /// which stops them in reverse order on SIGINT or SIGTERM: the API ends its
 /// streams with their last events, the server drains and closes, the
 /// central ends what it started, the bus connection closes, the simulator
-/// and its bus stop.
+/// and its bus stop, and the store commits and closes.
 enum GatewayLauncher {
     static func services(_ settings: Settings, logger: Logger) async throws(StartupError) -> [any Service] {
         // A client that leaves mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let simulation = try await startSimulation(settings, logger: logger)
+        let state = try openStore(settings, logger: logger)
+        let simulation: SimulationService?
+        do {
+            simulation = try await startSimulation(settings, logger: logger)
+        } catch {
+            await state.abandon()
+            throw error
+        }
         let busAddress = simulation.map { BusAddress.address($0.daemon.address) } ?? settings.bus
         let connection: Connection
         do {
             connection = try await Connection.connect(to: busAddress)
         } catch {
             await simulation?.stop()
+            await state.abandon()
             throw StartupError(
                 """
                 cannot connect to the \(busAddress) (\(error)). Is D-Bus running? In a container, mount the host's \
@@ -38,6 +48,7 @@ enum GatewayLauncher {
         } catch {
             connection.close()
             await simulation?.stop()
+            await state.abandon()
             throw StartupError("cannot read BlueZ's objects: \(error)")
         }
         reportBluetooth(central, settings: settings, logger: logger)
@@ -58,11 +69,12 @@ enum GatewayLauncher {
             await central.stop()
             connection.close()
             await simulation?.stop()
+            await state.abandon()
             throw error
         }
         let supervisor = BusSupervisor(address: busAddress, connection: connection)
         // Started in this order, stopped in the reverse.
-        var services: [any Service] = []
+        var services: [any Service] = [state]
         if let simulation { services.append(simulation) }
         services += [
             BusService(supervisor: supervisor, central: central, logger: logger),
@@ -71,6 +83,38 @@ enum GatewayLauncher {
             APIService(gateway: gateway, logger: logger),
         ]
         return services
+    }
+
+    /// Opens the state store in `--state-dir` (or a fresh temporary
+    /// directory): a store that cannot be used stops the start with the
+    /// store's own explanation, which names the file and the fix.
+    private static func openStore(_ settings: Settings, logger: Logger) throws(StartupError) -> StateStoreService {
+        let directory: String
+        let temporary: Bool
+        if let chosen = settings.stateDirectory {
+            directory = chosen
+            temporary = false
+        } else {
+            let made = FileManager.default.temporaryDirectory.appendingPathComponent("blegateway-state-\(UUID().uuidString)").path
+            do {
+                try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StartupError("cannot make a temporary state directory \(made) (\(error)); give one with --state-dir")
+            }
+            directory = made
+            temporary = true
+        }
+        let store: Store
+        do {
+            store = try Store.open(directory: directory, logger: logger)
+        } catch {
+            if temporary { try? FileManager.default.removeItem(atPath: directory) }
+            throw StartupError("the state store cannot be used: \(error.message)")
+        }
+        let summary = store.eventLogSummary
+        logger.info(
+            "state store \(store.path)\(temporary ? " (temporary, removed on exit)" : ""): \(summary.count) stored event(s), next event id \(store.nextEventID)")
+        return StateStoreService(store: store, temporaryDirectory: temporary ? directory : nil, logger: logger)
     }
 
     private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> SimulationService? {

@@ -84,6 +84,19 @@ struct ServeCommand: AsyncParsableCommand {
     var simulate: String?
 
     @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where the gateway keeps its state (default /var/lib/blegateway). [BLEGATEWAY_STATE_DIR]",
+            discussion: """
+                Kept connections, standing subscriptions and the event log live there (blegateway.sqlite) and \
+                are restored on the next start. The directory is created if missing and must be writable; only \
+                one gateway may use it at a time. With --simulate and no --state-dir, a fresh temporary \
+                directory is used and removed on exit, so a demo starts empty and remembers nothing.
+                """,
+            valueName: "path"))
+    var stateDirectory: String?
+
+    @Option(
         name: .customLong("heartbeat-interval"),
         help: ArgumentHelp(
             "Seconds between the comment heartbeats of event streams.",

@@ -21,6 +21,13 @@ struct Settings {
     var maxConnectionsPerClient: Int
     var requestHeaderTimeout: Duration
     var heartbeatInterval: Duration
+    /// Where the state store lives; nil: a fresh temporary directory
+    /// (`--simulate` without `--state-dir`).
+    var stateDirectory: String?
+
+    /// The state directory when neither `--state-dir` nor the environment
+    /// names one and the gateway runs on bluetoothd.
+    static let defaultStateDirectory = "/var/lib/blegateway"
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
@@ -59,6 +66,11 @@ struct Settings {
         case let address: bus = .address(address)
         }
         simulate = command.simulate
+        stateDirectory = command.stateDirectory ?? environment["BLEGATEWAY_STATE_DIR"]
+        if let directory = stateDirectory, directory.isEmpty {
+            throw ValidationError("--state-dir must name a directory")
+        }
+        if stateDirectory == nil, simulate == nil { stateDirectory = Self.defaultStateDirectory }
         replayBuffer = command.replayBuffer
         heartbeatInterval = .milliseconds(Int(command.heartbeatInterval * 1000))
         maxConnections = command.maxConnections

@@ -71,13 +71,17 @@ import Testing
     }
 
     @Test func clearStartupErrors() async throws {
-        let noBus = try await startFailure(["--bus", "unix:path=/nonexistent/bus", "--listen", "127.0.0.1:0"])
+        let noBus = try await startFailure([
+            "--bus", "unix:path=/nonexistent/bus", "--listen", "127.0.0.1:0", "--state-dir", try GatewayUnderTest.makeStateDirectory(),
+        ])
         #expect(noBus.status == 2)
         #expect(noBus.log.contains("cannot connect to the unix:path=/nonexistent/bus"), "\(noBus.log)")
 
         let gateway = try await GatewayUnderTest.start()
         let port = gateway.baseURL.split(separator: ":").last.map(String.init) ?? "0"
-        let busy = try await startFailure(["--bus", gateway.bus.address, "--listen", "127.0.0.1:\(port)"])
+        let busy = try await startFailure([
+            "--bus", gateway.bus.address, "--listen", "127.0.0.1:\(port)", "--state-dir", try GatewayUnderTest.makeStateDirectory(),
+        ])
         #expect(busy.status == 2)
         #expect(busy.log.contains("Address already in use"), "\(busy.log)")
         await gateway.stop()
@@ -98,6 +102,7 @@ import Testing
         let bus = try TestBus()
         let process = try ChildProcess([
             GatewayUnderTest.executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0",
+            "--state-dir", try GatewayUnderTest.makeStateDirectory(),
         ])
         defer { process.kill() }
         guard let (_, port) = await GatewayUnderTest.waitForPort(process) else {

@@ -26,7 +26,7 @@ final class FaultRig: Sendable {
         let simulator = try await startSimulator(bus: bus, scenario: scenarioPath)
         let gateway = try ChildProcess([
             GatewayUnderTest.executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0", "--log-level", "debug",
-            "--heartbeat-interval", "0.2",
+            "--heartbeat-interval", "0.2", "--state-dir", try GatewayUnderTest.makeStateDirectory(),
         ])
         guard let (scheme, port) = await GatewayUnderTest.waitForPort(gateway) else {
             gateway.kill()
