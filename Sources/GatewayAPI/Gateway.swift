@@ -1,6 +1,7 @@
 import BlueZ
 import HTTPServer
 import Logging
+import PersistedState
 import Synchronization
 
 /// The REST + SSE API over a BlueZ central: routes, streams, errors.
@@ -20,11 +21,20 @@ public final class Gateway: Sendable {
     let notifications: NotificationHub
     private let eventPump = StreamTask()
 
-    public init(central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), logger: Logger? = nil) {
+    /// The state store, when the gateway keeps its state across restarts.
+    let store: Store?
+
+    /// A gateway over `central`; with `store`, its event log, kept
+    /// connections and standing subscriptions are kept there.
+    public init(
+        central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), store: Store? = nil,
+        logger: Logger? = nil
+    ) {
         self.central = central
         self.configuration = configuration
+        self.store = store
         self.logger = logger ?? Logger(label: "blegateway.api")
-        self.log = EventLog(capacity: configuration.replayBufferSize)
+        self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
         self.notifications = NotificationHub()
     }
 

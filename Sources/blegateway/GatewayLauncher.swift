@@ -59,7 +59,7 @@ enum GatewayLauncher {
                 version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
                 defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
                 heartbeatInterval: settings.heartbeatInterval),
-            logger: logger)
+            store: state.store, logger: logger)
         gateway.start()
         let server: Server
         do {
