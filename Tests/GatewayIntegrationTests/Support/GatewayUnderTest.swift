@@ -110,6 +110,15 @@ final class GatewayUnderTest: Sendable {
         return status
     }
 
+    /// Kills the gateway with SIGKILL, as a crash or `kill -9`; then stops
+    /// the simulator and the bus.
+    func crash() async {
+        process.kill()
+        await simulator.stop()
+        simulator.connection.close()
+        bus.daemon.stop()
+    }
+
     // MARK: HTTP
 
     /// One request with curl; the status, headers and body of the answer.
