@@ -19,7 +19,9 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
 
             Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
-            subscriptions and connections the gateway started are ended before it exits.
+            subscriptions and connections the gateway started are ended and the state store is closed \
+            before it exits. The event log of GET /v1/events is kept in --state-dir: event ids go on \
+            across restarts, and a client resuming with Last-Event-ID gets what it missed.
 
             When bluetoothd or the bus goes away, the gateway keeps serving: GET /health answers 503 \
             saying what is missing, Bluetooth routes answer 503 (bluetoothd-unavailable), streams are \
