@@ -19,7 +19,10 @@ public final class Gateway: Sendable {
     let log: EventLog
     let streams = OpenStreams()
     let notifications: NotificationHub
+    /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
+    public let keeper: ConnectionKeeper
     private let eventPump = StreamTask()
+    private let keeperPump = StreamTask()
 
     /// The state store, when the gateway keeps its state across restarts.
     let store: Store?
@@ -36,6 +39,7 @@ public final class Gateway: Sendable {
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
         self.notifications = NotificationHub()
+        self.keeper = ConnectionKeeper(central: central)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -46,6 +50,10 @@ public final class Gateway: Sendable {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
                 GatewayEvent(event).publish(to: log)
             }
+        }
+        let steps = keeper.events()
+        keeperPump.start { [log] in
+            for await step in steps { GatewayEvent(step).publish(to: log) }
         }
     }
 
@@ -60,6 +68,9 @@ public final class Gateway: Sendable {
 
     /// Ends every open stream and stops following the central's events.
     public func stop() {
+        // Kept devices stay connected for the next start.
+        keeper.stop()
+        keeperPump.cancel()
         eventPump.cancel()
         streams.finishAll()
     }
@@ -85,6 +96,7 @@ public final class Gateway: Sendable {
         addDeviceRoutes(to: &router)
         addGATTRoutes(to: &router)
         addEventRoutes(to: &router)
+        addKeepRoutes(to: &router)
         return router
     }
 }

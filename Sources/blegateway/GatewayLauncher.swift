@@ -61,6 +61,17 @@ enum GatewayLauncher {
                 heartbeatInterval: settings.heartbeatInterval),
             store: state.store, logger: logger)
         gateway.start()
+        do {
+            let restored = try await gateway.restoreKeptConnections()
+            if restored > 0 { logger.info("keeping \(restored) device(s) connected, as before the restart") }
+        } catch {
+            gateway.stop()
+            await central.stop()
+            connection.close()
+            await simulation?.stop()
+            await state.abandon()
+            throw StartupError("the state store cannot be read: \(error.message)")
+        }
         let server: Server
         do {
             server = try startServer(settings, responder: gateway.router(), logger: logger)

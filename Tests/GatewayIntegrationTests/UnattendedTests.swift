@@ -1,4 +1,6 @@
+import BlueZSimulator
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -59,5 +61,77 @@ import Testing
         #expect(newID > lastSeen)
         resumed.close()
         #expect(await restarted.stop() == 0)
+    }
+
+    @Test func aKeptDeviceIsReconnectedAfterGoingOutOfRangeAndStaysConnectedOverARestart() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gateway = try await GatewayUnderTest.start(stateDirectory: directory)
+        let events = try gateway.stream("/v1/events?device=\(TestScenario.strap)")
+        let device = "/v1/devices/\(TestScenario.strap)"
+        // Never scanned: keeping finds it.
+        let kept = try await gateway.request("PUT", device + "/keep")
+        #expect(kept.status == 201, "\(kept)")
+        #expect(kept.object["status"] as? String != nil)
+        #expect(try await gateway.request("PUT", device + "/keep").status == 200, "keeping twice is keeping")
+        let connected = await events.waitFor(1, of: "kept-connected", timeout: .seconds(60))
+        #expect(connected.count == 1, "\(events.events.suffix(10))")
+        #expect(try await gateway.get(device).object["connected"] as? Bool == true)
+        let list = try await gateway.get("/v1/kept-connections")
+        #expect(list.array.first?["status"] as? String == "connected", "\(list)")
+
+        // Out of range: the link drops; back in range: connected again.
+        let strap = try #require(DeviceAddress(TestScenario.strap))
+        try await gateway.simulator.setInRange(false, strap)
+        let retrying = await events.waitFor(1, of: "reconnecting", timeout: .seconds(60))
+        #expect(retrying.first?.json["attempt"] as? Int == 1)
+        #expect(retrying.first?.json["reason"] as? String != nil)
+        try await gateway.simulator.setInRange(true, strap)
+        let again = await events.waitFor(2, of: "kept-connected", timeout: .seconds(90))
+        #expect(again.count == 2, "\(events.events.suffix(10).map(\.type))")
+        let types = events.events.map(\.type).filter { ["device-connected", "device-disconnected"].contains($0) }
+        #expect(types.suffix(2) == ["device-disconnected", "device-connected"], "\(types)")
+
+        // SIGTERM leaves a kept device connected.
+        let monitor = try ChildProcess(["busctl", "--address=\(gateway.bus.address)", "monitor", "org.bluez"])
+        try await Task.sleep(for: .milliseconds(300))
+        await GatewayUnderTest.waitUntilHandlingSignals(gateway.process)
+        gateway.process.signal(SIGTERM)
+        #expect(await gateway.process.wait(timeout: .seconds(20)) == 0)
+        let calls = monitor.standardOutput
+        monitor.kill()
+        #expect(!calls.contains("Member=Disconnect"), "a kept device is left connected")
+        events.close()
+        await gateway.stop()
+
+        // The next start keeps it again.
+        let restarted = try await GatewayUnderTest.start(stateDirectory: directory)
+        #expect(restarted.process.standardError.contains("keeping 1 device(s) connected"), "\(restarted.process.standardError.suffix(1500))")
+        let listAgain = try await restarted.get("/v1/kept-connections")
+        #expect(listAgain.array.first?["address"] as? String == TestScenario.strap)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline, try await restarted.get(device).object["connected"] as? Bool != true {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await restarted.get(device).object["connected"] as? Bool == true)
+        // Only an explicit delete ends keeping.
+        #expect(try await restarted.request("DELETE", device + "/keep").status == 204)
+        #expect(try await restarted.request("DELETE", device + "/keep").status == 404)
+        #expect(try await restarted.get("/v1/kept-connections").array.isEmpty)
+        await restarted.stop()
+    }
+
+    @Test func aKeptDeviceIsGivenUpOnlyWhenToldTo() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        let events = try gateway.stream("/v1/events?type=reconnecting,given-up")
+        let kept = try await gateway.request("PUT", "/v1/devices/12:34:56:78:9A:BC/keep", json: #"{"max_attempts":1}"#)
+        #expect(kept.status == 201, "\(kept)")
+        let givenUp = await events.waitFor(1, of: "given-up", timeout: .seconds(90))
+        #expect(givenUp.first?.json["attempts"] as? Int == 1, "\(events.events)")
+        #expect(try await gateway.get("/v1/devices/12:34:56:78:9A:BC/keep").object["status"] as? String == "given-up")
+        let bad = try await gateway.request("PUT", "/v1/devices/12:34:56:78:9A:BC/keep", json: #"{"max_attempts":0}"#)
+        #expect(bad.status == 400)
+        events.close()
+        await gateway.stop()
     }
 }
