@@ -429,6 +429,94 @@ paths:
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
 
+  /v1/devices/{address}/keep:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+    put:
+      tags: [devices]
+      operationId: keepDevice
+      summary: Keep the device connected
+      description: |
+        From now on the gateway connects to the device whenever it can be
+        reached and reconnects after every loss (link loss, out of range,
+        bluetoothd restarting, the bus lost, the adapter powered off), with
+        backoff (0.5 s doubling up to 10 s), also across its own restarts:
+        it is stored in the state directory before the answer. Each step is
+        an event on `/v1/events` (`reconnecting`, `kept-connected`,
+        `given-up`). SIGTERM leaves a kept device connected; only `DELETE`
+        ends keeping. Keeping a kept device again changes `max_attempts`
+        (and starts again one that was given up).
+      requestBody:
+        required: false
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              properties:
+                max_attempts:
+                  type: integer
+                  minimum: 1
+                  maximum: 1000000
+                  description: Give up after this many failed attempts in a row (`given-up`); without it, never.
+      responses:
+        "200":
+          description: The device was kept already.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/KeptConnection" }
+        "201":
+          description: The device is kept from now on.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/KeptConnection" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+    get:
+      tags: [devices]
+      operationId: keptDevice
+      summary: How keeping the device connected goes
+      responses:
+        "200":
+          description: The kept device.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/KeptConnection" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+    delete:
+      tags: [devices]
+      operationId: releaseDevice
+      summary: Stop keeping the device connected
+      description: |
+        Ends keeping (and removes it from the state directory); the
+        connection is left as it is (`POST …/disconnect` ends it).
+      responses:
+        "204": { description: The device is no longer kept. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+  /v1/kept-connections:
+    get:
+      tags: [devices]
+      operationId: keptConnections
+      summary: The devices kept connected
+      responses:
+        "200":
+          description: Every kept device, by adapter and address.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/KeptConnection" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+
   /v1/devices/{address}/services:
     parameters:
       - $ref: "#/components/parameters/Address"
@@ -662,7 +750,12 @@ paths:
         `bluez-state` says when BlueZ
         becomes unreachable (`state`: `bus-unavailable`,
         `bluetoothd-unavailable`) and reachable again (`available`), with a
-        `detail`. When the gateway stops, every stream gets
+        `detail`. Kept devices (`PUT /v1/devices/{address}/keep`) report
+        `reconnecting` (`attempt`, `reason`, `delay_ms`), `kept-connected`
+        (`attempts`) and `given-up`. Every event is also stored in the state
+        directory (`--state-dir`): ids go on across restarts, and a resume
+        from an id older than the buffer, or from before a restart, is
+        served from the store first. When the gateway stops, every stream gets
         `gateway-stopping` (`{"reason": ...}`, whatever its type filter) as
         its last event.
       parameters:
@@ -1219,6 +1312,21 @@ components:
         - services-resolved
         - characteristic-value
         - bluez-state
+        - reconnecting
+        - kept-connected
+        - given-up
+    KeptConnection:
+      type: object
+      required: [adapter, address, status, failed_attempts, max_attempts]
+      properties:
+        adapter: { type: string, example: hci0 }
+        address: { $ref: "#/components/schemas/Address" }
+        status:
+          type: string
+          enum: [connected, connecting, given-up]
+        failed_attempts: { type: integer, minimum: 0, description: Failed attempts since the device was last connected. }
+        max_attempts: { type: [integer, "null"], description: "Given up after this many failed attempts; null: never." }
+        last_reason: { type: string, description: Why the link was last lost or the last attempt failed. }
     GatewayEvent:
       type: object
       required: [type, timestamp]
@@ -1234,7 +1342,15 @@ components:
         details: { $ref: "#/components/schemas/Adapter" }
         address: { $ref: "#/components/schemas/Address" }
         device: { $ref: "#/components/schemas/Device" }
-        reason: { type: string, description: Why a device disconnected, when BlueZ says. }
+        reason:
+          type: string
+          description: |
+            Why a device disconnected, when BlueZ says; for `reconnecting` and
+            `given-up`, why the link was lost or the last attempt failed
+            (`kept` before the first attempt).
+        attempt: { type: integer, minimum: 1, description: "`reconnecting`: the attempt about to start." }
+        attempts: { type: integer, minimum: 0, description: "`kept-connected`: the attempts it took (0: it was connected); `given-up`: the failed attempts." }
+        delay_ms: { type: integer, minimum: 0, description: "`reconnecting`: the pause before the attempt." }
         characteristic: { $ref: "#/components/schemas/UUID" }
         service: { $ref: "#/components/schemas/UUID" }
         handle: { type: integer }
