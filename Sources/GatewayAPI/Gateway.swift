@@ -21,6 +21,8 @@ public final class Gateway: Sendable {
     let notifications: NotificationHub
     /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
     public let keeper: ConnectionKeeper
+    /// The standing subscriptions (`POST /v1/subscriptions`).
+    let standing: StandingSubscriptions
     private let eventPump = StreamTask()
     private let keeperPump = StreamTask()
 
@@ -40,6 +42,7 @@ public final class Gateway: Sendable {
         self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
         self.notifications = NotificationHub()
         self.keeper = ConnectionKeeper(central: central)
+        self.standing = StandingSubscriptions(central: central)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -70,6 +73,7 @@ public final class Gateway: Sendable {
     public func stop() {
         // Kept devices stay connected for the next start.
         keeper.stop()
+        standing.stop()
         keeperPump.cancel()
         eventPump.cancel()
         streams.finishAll()
@@ -97,6 +101,7 @@ public final class Gateway: Sendable {
         addGATTRoutes(to: &router)
         addEventRoutes(to: &router)
         addKeepRoutes(to: &router)
+        addSubscriptionRoutes(to: &router)
         return router
     }
 }

@@ -64,6 +64,8 @@ enum GatewayLauncher {
         do {
             let restored = try await gateway.restoreKeptConnections()
             if restored > 0 { logger.info("keeping \(restored) device(s) connected, as before the restart") }
+            let subscriptions = try await gateway.restoreSubscriptions()
+            if subscriptions > 0 { logger.info("holding \(subscriptions) standing subscription(s), as before the restart") }
         } catch {
             gateway.stop()
             await central.stop()

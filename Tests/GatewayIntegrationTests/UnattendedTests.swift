@@ -134,4 +134,58 @@ import Testing
         events.close()
         await gateway.stop()
     }
+
+    @Test func aStandingSubscriptionIsTakenAgainAfterEveryReconnectAndRestoredAfterAKill9() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gateway = try await GatewayUnderTest.start(stateDirectory: directory)
+        let device = "/v1/devices/\(TestScenario.strap)"
+        #expect(try await gateway.request("PUT", device + "/keep").status == 201)
+        let created = try await gateway.request(
+            "POST", "/v1/subscriptions", json: #"{"device":"\#(TestScenario.strap)","characteristic":"2a37","mode":"notify"}"#)
+        #expect(created.status == 201, "\(created)")
+        let id = try #require(created.object["id"] as? Int)
+        #expect(try await gateway.get("/v1/subscriptions").array.count == 1)
+        // Nobody streams the notifications: they reach /v1/events anyway.
+        let events = try gateway.stream("/v1/events?device=\(TestScenario.strap)")
+        func values(_ after: [EventStreamClient.Event]) -> Int {
+            after.filter { $0.type == "characteristic-value" && ($0.json["characteristic"] as? String)?.hasPrefix("00002a37") == true }.count
+        }
+        #expect(values(await events.waitFor(timeout: .seconds(60)) { values($0) >= 3 }) >= 3, "\(events.events.suffix(5))")
+
+        // Out of range and back: reconnected, resubscribed, values again.
+        let strap = try #require(DeviceAddress(TestScenario.strap))
+        try await gateway.simulator.setInRange(false, strap)
+        _ = await events.waitFor(1, of: "reconnecting", timeout: .seconds(60))
+        try await gateway.simulator.setInRange(true, strap)
+        _ = await events.waitFor(2, of: "kept-connected", timeout: .seconds(90))
+        let reconnectedAt = events.events.count
+        let after = await events.waitFor(timeout: .seconds(60)) { values(Array($0.dropFirst(reconnectedAt))) >= 3 }
+        #expect(values(Array(after.dropFirst(reconnectedAt))) >= 3, "values flow again: \(after.suffix(5).map(\.type))")
+        let lastID = try #require(after.last?.id)
+        events.close()
+        // What the client saw is committed before the kill (ids handed out
+        // in the last batch window may be given again after a kill -9).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, try await newestStoredID(directory) ?? 0 < UInt64(lastID) ?? 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+
+        // kill -9, then the same state directory: kept and subscribed again,
+        // and the ids go on.
+        await gateway.crash()
+        let restarted = try await GatewayUnderTest.start(stateDirectory: directory)
+        #expect(
+            restarted.process.standardError.contains("holding 1 standing subscription(s)"),
+            "\(restarted.process.standardError.suffix(1500))")
+        let again = try restarted.stream("/v1/events?device=\(TestScenario.strap)&type=characteristic-value")
+        let flowing = await again.waitFor(timeout: .seconds(90)) { values($0) >= 3 }
+        #expect(values(flowing) >= 3)
+        #expect(flowing.compactMap { $0.id.flatMap { UInt64($0) } }.allSatisfy { $0 > UInt64(lastID) ?? 0 })
+        #expect(try await restarted.get("/v1/subscriptions/\(id)").object["status"] as? String == "active")
+        #expect(try await restarted.request("DELETE", "/v1/subscriptions/\(id)").status == 204)
+        #expect(try await restarted.request("DELETE", "/v1/subscriptions/\(id)").status == 404)
+        again.close()
+        await restarted.stop()
+    }
 }

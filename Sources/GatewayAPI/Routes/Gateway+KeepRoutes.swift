@@ -56,7 +56,7 @@ extension Gateway {
 
     /// The adapter a kept connection is stored under: the one asked for,
     /// else the gateway's default, else BlueZ's first.
-    private func keepAdapter(_ requested: String?) throws(Problem) -> String {
+    func keepAdapter(_ requested: String?) throws(Problem) -> String {
         if let requested { return requested }
         guard let first = central.adapters().first?.id else {
             throw Problem(
