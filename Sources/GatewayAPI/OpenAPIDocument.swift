@@ -729,6 +729,92 @@ paths:
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
 
+  /v1/subscriptions:
+    post:
+      tags: [gatt]
+      operationId: createSubscription
+      summary: Subscribe to a characteristic for good
+      description: |
+        A standing subscription: held while the device is connected, taken
+        again after every reconnect and after a restart of the gateway
+        (stored in the state directory before the answer), whether or not
+        any client listens. Its values go to `/v1/events` as
+        `characteristic-value` events (filter with `?type=` and
+        `?device=`), so a client that comes back with `Last-Event-ID` gets
+        every value it missed. Notification streams of the same
+        characteristic share the one BlueZ subscription. Combine it with
+        `PUT /v1/devices/{address}/keep` to keep the device connected.
+        BlueZ subscribes with `StartNotify` whichever of notify or indicate
+        the characteristic offers; `mode` records what the client asked for.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              required: [device, characteristic]
+              properties:
+                device: { $ref: "#/components/schemas/AddressInput" }
+                characteristic:
+                  type: string
+                  description: A UUID (16-bit, 32-bit or 128-bit), or `handle:N`.
+                  example: 2a37
+                service: { type: string, description: The service's UUID, when the characteristic's is not unique. }
+                mode: { type: string, enum: [notify, indicate], default: notify }
+                adapter: { type: string, pattern: "^hci[0-9]+$" }
+      responses:
+        "201":
+          description: The subscription, stored.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/StandingSubscription" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+    get:
+      tags: [gatt]
+      operationId: subscriptions
+      summary: The standing subscriptions
+      responses:
+        "200":
+          description: Every standing subscription, by id.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/StandingSubscription" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/subscriptions/{id}:
+    parameters:
+      - name: id
+        in: path
+        required: true
+        schema: { type: integer, minimum: 1 }
+    get:
+      tags: [gatt]
+      operationId: subscription
+      summary: A standing subscription
+      responses:
+        "200":
+          description: The subscription and whether it is active.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/StandingSubscription" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+    delete:
+      tags: [gatt]
+      operationId: deleteSubscription
+      summary: End a standing subscription
+      responses:
+        "204": { description: Ended and removed from the state directory. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+
   /v1/events:
     get:
       tags: [events]
@@ -1315,6 +1401,21 @@ components:
         - reconnecting
         - kept-connected
         - given-up
+    StandingSubscription:
+      type: object
+      required: [id, adapter, device, characteristic, mode, status]
+      properties:
+        id: { type: integer, minimum: 1 }
+        adapter: { type: string, example: hci0 }
+        device: { $ref: "#/components/schemas/Address" }
+        characteristic: { type: string, description: "The characteristic's UUID, or `handle:N`." }
+        service: { type: string }
+        mode: { type: string, enum: [notify, indicate] }
+        status:
+          type: string
+          enum: [active, waiting]
+          description: "`active`: subscribed, values flow; `waiting`: for the device to be connected with its services resolved."
+        last_reason: { type: string, description: Why the last attempt to subscribe failed or the subscription ended. }
     KeptConnection:
       type: object
       required: [adapter, address, status, failed_attempts, max_attempts]
