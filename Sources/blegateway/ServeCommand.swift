@@ -19,9 +19,11 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --tls-cert cert.pem --tls-key key.pem --cors-origin https://app.example
 
             Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
-            subscriptions and connections the gateway started are ended and the state store is closed \
-            before it exits. The event log of GET /v1/events is kept in --state-dir: event ids go on \
-            across restarts, and a client resuming with Last-Event-ID gets what it missed.
+            subscriptions and connections the gateway started are ended (but kept devices, which stay \
+            connected) and the state store is closed before it exits. Kept connections \
+            (PUT /v1/devices/ADDRESS/keep), standing subscriptions (POST /v1/subscriptions) and the event \
+            log of GET /v1/events live in --state-dir and are restored at start: event ids go on across \
+            restarts, and a client resuming with Last-Event-ID gets what it missed.
 
             When bluetoothd or the bus goes away, the gateway keeps serving: GET /health answers 503 \
             saying what is missing, Bluetooth routes answer 503 (bluetoothd-unavailable), streams are \
