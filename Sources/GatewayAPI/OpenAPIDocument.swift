@@ -756,16 +756,20 @@ paths:
               required: [device, characteristic]
               properties:
                 device: { $ref: "#/components/schemas/AddressInput" }
-                characteristic:
-                  type: string
-                  description: A UUID (16-bit, 32-bit or 128-bit), or `handle:N`.
-                  example: 2a37
-                service: { type: string, description: The service's UUID, when the characteristic's is not unique. }
+                characteristic: { $ref: "#/components/schemas/AttributeName" }
+                service: { $ref: "#/components/schemas/UUIDInput" }
                 mode: { type: string, enum: [notify, indicate], default: notify }
                 adapter: { type: string, pattern: "^hci[0-9]+$" }
       responses:
         "201":
           description: The subscription, stored.
+          links:
+            Subscription:
+              operationId: subscription
+              parameters: { id: "$response.body#/id" }
+            DeleteSubscription:
+              operationId: deleteSubscription
+              parameters: { id: "$response.body#/id" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/StandingSubscription" }

@@ -83,9 +83,11 @@ import Testing
         // Out of range: the link drops; back in range: connected again.
         let strap = try #require(DeviceAddress(TestScenario.strap))
         try await gateway.simulator.setInRange(false, strap)
-        let retrying = await events.waitFor(1, of: "reconnecting", timeout: .seconds(60))
-        #expect(retrying.first?.json["attempt"] as? Int == 1)
-        #expect(retrying.first?.json["reason"] as? String != nil)
+        let retrying = await events.waitFor(timeout: .seconds(60)) { events in
+            events.contains { $0.type == "reconnecting" && $0.json["reason"] as? String != "kept" }
+        }.filter { $0.type == "reconnecting" && $0.json["reason"] as? String != "kept" }
+        #expect(retrying.first?.json["attempt"] as? Int == 1, "the first attempt after the loss")
+        #expect(retrying.first?.json["delay_ms"] as? Int == 0)
         try await gateway.simulator.setInRange(true, strap)
         let again = await events.waitFor(2, of: "kept-connected", timeout: .seconds(90))
         #expect(again.count == 2, "\(events.events.suffix(10).map(\.type))")
@@ -140,14 +142,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let gateway = try await GatewayUnderTest.start(stateDirectory: directory)
         let device = "/v1/devices/\(TestScenario.strap)"
+        // Nobody streams the notifications: they reach /v1/events anyway.
+        let events = try gateway.stream("/v1/events?device=\(TestScenario.strap)")
         #expect(try await gateway.request("PUT", device + "/keep").status == 201)
         let created = try await gateway.request(
             "POST", "/v1/subscriptions", json: #"{"device":"\#(TestScenario.strap)","characteristic":"2a37","mode":"notify"}"#)
         #expect(created.status == 201, "\(created)")
         let id = try #require(created.object["id"] as? Int)
         #expect(try await gateway.get("/v1/subscriptions").array.count == 1)
-        // Nobody streams the notifications: they reach /v1/events anyway.
-        let events = try gateway.stream("/v1/events?device=\(TestScenario.strap)")
         func values(_ after: [EventStreamClient.Event]) -> Int {
             after.filter { $0.type == "characteristic-value" && ($0.json["characteristic"] as? String)?.hasPrefix("00002a37") == true }.count
         }
@@ -155,10 +157,14 @@ import Testing
 
         // Out of range and back: reconnected, resubscribed, values again.
         let strap = try #require(DeviceAddress(TestScenario.strap))
+        #expect(await events.waitFor(1, of: "kept-connected", timeout: .seconds(60)).count == 1)
         try await gateway.simulator.setInRange(false, strap)
-        _ = await events.waitFor(1, of: "reconnecting", timeout: .seconds(60))
+        let lost = await events.waitFor(timeout: .seconds(60)) { events in
+            events.contains { $0.type == "reconnecting" && $0.json["reason"] as? String != "kept" }
+        }
+        #expect(lost.contains { $0.type == "reconnecting" && $0.json["reason"] as? String != "kept" })
         try await gateway.simulator.setInRange(true, strap)
-        _ = await events.waitFor(2, of: "kept-connected", timeout: .seconds(90))
+        #expect(await events.waitFor(2, of: "kept-connected", timeout: .seconds(90)).count == 2)
         let reconnectedAt = events.events.count
         let after = await events.waitFor(timeout: .seconds(60)) { values(Array($0.dropFirst(reconnectedAt))) >= 3 }
         #expect(values(Array(after.dropFirst(reconnectedAt))) >= 3, "values flow again: \(after.suffix(5).map(\.type))")

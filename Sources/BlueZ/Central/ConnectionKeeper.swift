@@ -43,7 +43,8 @@ public final class ConnectionKeeper: Sendable {
         /// was connected already).
         case connected(adapter: String, address: BluetoothAddress, attempts: Int)
         /// The keeper stopped trying after `attempts` failed attempts (only
-        /// with `maxAttempts`); the device is no longer kept.
+        /// with `maxAttempts`); the device stays listed as given up until it
+        /// is kept again (which starts over) or released.
         case givenUp(adapter: String, address: BluetoothAddress, attempts: Int, reason: String)
     }
 
@@ -198,7 +199,8 @@ public final class ConnectionKeeper: Sendable {
         var failed = 0
         var reason = "kept"
         var announced = false
-        while !Task.isCancelled {
+        // Released before this task was even recorded: nothing to keep.
+        while !Task.isCancelled, state.withLock({ $0.entries[key] != nil }) {
             if isConnected(address, adapter: adapter) {
                 if !announced {
                     announced = true

@@ -110,7 +110,8 @@ final class StandingSubscriptions: Sendable {
         // an attempt fails is not missed.
         let changes = central.events(bufferSize: 256)
         var iterator = changes.makeAsyncIterator()
-        while !Task.isCancelled {
+        // Removed before this task was even recorded: nothing to hold.
+        while !Task.isCancelled, state.withLock({ $0.entries[subscription.id] != nil }) {
             if let device = try? central.device(address, adapter: adapter), device.connected, device.servicesResolved {
                 do {
                     let values = try await central.subscribe(to: selector, of: address, adapter: adapter)
