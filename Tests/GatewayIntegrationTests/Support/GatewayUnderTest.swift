@@ -14,6 +14,8 @@ final class GatewayUnderTest: Sendable {
     let baseURL: String
     /// The gateway's `--state-dir`.
     let stateDirectory: String
+    /// Whether `stop` removes it (made by `start`, not the test's).
+    let ownsStateDirectory: Bool
 
     /// The built `blegateway` beside this test binary.
     static var executable: String {
@@ -34,6 +36,7 @@ final class GatewayUnderTest: Sendable {
         scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:],
         stateDirectory: String? = nil
     ) async throws -> GatewayUnderTest {
+        let ownsStateDirectory = stateDirectory == nil
         let stateDirectory = try stateDirectory ?? makeStateDirectory()
         let bus = try TestBus()
         let connection = try await bus.connect()
@@ -54,15 +57,19 @@ final class GatewayUnderTest: Sendable {
         }
         return GatewayUnderTest(
             bus: bus, simulator: simulator, process: process, baseURL: "\(scheme)://127.0.0.1:\(port)",
-            stateDirectory: stateDirectory)
+            stateDirectory: stateDirectory, ownsStateDirectory: ownsStateDirectory)
     }
 
-    private init(bus: TestBus, simulator: SimulatedBlueZ, process: ChildProcess, baseURL: String, stateDirectory: String) {
+    private init(
+        bus: TestBus, simulator: SimulatedBlueZ, process: ChildProcess, baseURL: String, stateDirectory: String,
+        ownsStateDirectory: Bool
+    ) {
         self.bus = bus
         self.simulator = simulator
         self.process = process
         self.baseURL = baseURL
         self.stateDirectory = stateDirectory
+        self.ownsStateDirectory = ownsStateDirectory
     }
 
     /// The scheme and port from the gateway's "listening on
@@ -107,6 +114,7 @@ final class GatewayUnderTest: Sendable {
         await simulator.stop()
         simulator.connection.close()
         bus.daemon.stop()
+        if ownsStateDirectory { try? FileManager.default.removeItem(atPath: stateDirectory) }
         return status
     }
 
