@@ -93,7 +93,7 @@ let package = Package(
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "HTTPServer", "BlueZ",
+                "HTTPServer", "BlueZ", "PersistedState",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
+                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge", "PersistedState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
-        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
+        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer", "PersistedState"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),
         // Real mosquitto brokers; depends on mqtt-probe only so that it is built first.

@@ -1,6 +1,7 @@
 import BlueZ
 import HTTPServer
 import Logging
+import PersistedState
 import Synchronization
 
 /// The REST + SSE API over a BlueZ central: routes, streams, errors.
@@ -19,18 +20,34 @@ public final class Gateway: Sendable {
     let streams = OpenStreams()
     let notifications: NotificationHub
     let pairingRequests: PairingRequests
-    private let eventPump = StreamTask()
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
+    /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
+    public let keeper: ConnectionKeeper
+    /// The standing subscriptions (`POST /v1/subscriptions`).
+    let standing: StandingSubscriptions
+    private let eventPump = StreamTask()
+    private let keeperPump = StreamTask()
 
-    public init(central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), logger: Logger? = nil) {
+    /// The state store, when the gateway keeps its state across restarts.
+    let store: Store?
+
+    /// A gateway over `central`; with `store`, its event log, kept
+    /// connections and standing subscriptions are kept there.
+    public init(
+        central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), store: Store? = nil,
+        logger: Logger? = nil
+    ) {
         self.central = central
         self.configuration = configuration
+        self.store = store
         self.logger = logger ?? Logger(label: "blegateway.api")
-        self.log = EventLog(capacity: configuration.replayBufferSize)
+        self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
         self.notifications = NotificationHub()
         self.activityGauges = ActivityGauges()
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
+        self.keeper = ConnectionKeeper(central: central)
+        self.standing = StandingSubscriptions(central: central)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -41,6 +58,10 @@ public final class Gateway: Sendable {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
                 GatewayEvent(event).publish(to: log)
             }
+        }
+        let steps = keeper.events()
+        keeperPump.start { [log] in
+            for await step in steps { GatewayEvent(step).publish(to: log) }
         }
     }
 
@@ -55,6 +76,10 @@ public final class Gateway: Sendable {
 
     /// Ends every open stream and stops following the central's events.
     public func stop() {
+        // Kept devices stay connected for the next start.
+        keeper.stop()
+        standing.stop()
+        keeperPump.cancel()
         eventPump.cancel()
         streams.finishAll()
     }
@@ -87,6 +112,8 @@ public final class Gateway: Sendable {
         addGATTRoutes(to: &router)
         addEventRoutes(to: &router)
         addPairingRoutes(to: &router)
+        addKeepRoutes(to: &router)
+        addSubscriptionRoutes(to: &router)
         return router
     }
 }

@@ -614,6 +614,94 @@ paths:
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
 
+  /v1/devices/{address}/keep:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+    put:
+      tags: [devices]
+      operationId: keepDevice
+      summary: Keep the device connected
+      description: |
+        From now on the gateway connects to the device whenever it can be
+        reached and reconnects after every loss (link loss, out of range,
+        bluetoothd restarting, the bus lost, the adapter powered off), with
+        backoff (0.5 s doubling up to 10 s), also across its own restarts:
+        it is stored in the state directory before the answer. Each step is
+        an event on `/v1/events` (`reconnecting`, `kept-connected`,
+        `given-up`). SIGTERM leaves a kept device connected; only `DELETE`
+        ends keeping. Keeping a kept device again changes `max_attempts`
+        (and starts again one that was given up).
+      requestBody:
+        required: false
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              properties:
+                max_attempts:
+                  type: integer
+                  minimum: 1
+                  maximum: 1000000
+                  description: Give up after this many failed attempts in a row (`given-up`); without it, never.
+      responses:
+        "200":
+          description: The device was kept already.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/KeptConnection" }
+        "201":
+          description: The device is kept from now on.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/KeptConnection" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+    get:
+      tags: [devices]
+      operationId: keptDevice
+      summary: How keeping the device connected goes
+      responses:
+        "200":
+          description: The kept device.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/KeptConnection" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+    delete:
+      tags: [devices]
+      operationId: releaseDevice
+      summary: Stop keeping the device connected
+      description: |
+        Ends keeping (and removes it from the state directory); the
+        connection is left as it is (`POST …/disconnect` ends it).
+      responses:
+        "204": { description: The device is no longer kept. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+  /v1/kept-connections:
+    get:
+      tags: [devices]
+      operationId: keptConnections
+      summary: The devices kept connected
+      responses:
+        "200":
+          description: Every kept device, by adapter and address.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/KeptConnection" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+
   /v1/devices/{address}/services:
     parameters:
       - $ref: "#/components/parameters/Address"
@@ -856,6 +944,96 @@ paths:
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
 
+  /v1/subscriptions:
+    post:
+      tags: [gatt]
+      operationId: createSubscription
+      summary: Subscribe to a characteristic for good
+      description: |
+        A standing subscription: held while the device is connected, taken
+        again after every reconnect and after a restart of the gateway
+        (stored in the state directory before the answer), whether or not
+        any client listens. Its values go to `/v1/events` as
+        `characteristic-value` events (filter with `?type=` and
+        `?device=`), so a client that comes back with `Last-Event-ID` gets
+        every value it missed. Notification streams of the same
+        characteristic share the one BlueZ subscription. Combine it with
+        `PUT /v1/devices/{address}/keep` to keep the device connected.
+        BlueZ subscribes with `StartNotify` whichever of notify or indicate
+        the characteristic offers; `mode` records what the client asked for.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              required: [device, characteristic]
+              properties:
+                device: { $ref: "#/components/schemas/AddressInput" }
+                characteristic: { $ref: "#/components/schemas/AttributeName" }
+                service: { $ref: "#/components/schemas/UUIDInput" }
+                mode: { type: string, enum: [notify, indicate], default: notify }
+                adapter: { type: string, pattern: "^hci[0-9]+$" }
+      responses:
+        "201":
+          description: The subscription, stored.
+          links:
+            Subscription:
+              operationId: subscription
+              parameters: { id: "$response.body#/id" }
+            DeleteSubscription:
+              operationId: deleteSubscription
+              parameters: { id: "$response.body#/id" }
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/StandingSubscription" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+    get:
+      tags: [gatt]
+      operationId: subscriptions
+      summary: The standing subscriptions
+      responses:
+        "200":
+          description: Every standing subscription, by id.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/StandingSubscription" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/subscriptions/{id}:
+    parameters:
+      - name: id
+        in: path
+        required: true
+        schema: { type: integer, minimum: 1 }
+    get:
+      tags: [gatt]
+      operationId: subscription
+      summary: A standing subscription
+      responses:
+        "200":
+          description: The subscription and whether it is active.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/StandingSubscription" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+    delete:
+      tags: [gatt]
+      operationId: deleteSubscription
+      summary: End a standing subscription
+      responses:
+        "204": { description: Ended and removed from the state directory. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+
   /v1/events:
     get:
       tags: [events]
@@ -877,7 +1055,12 @@ paths:
         `bluez-state` says when BlueZ
         becomes unreachable (`state`: `bus-unavailable`,
         `bluetoothd-unavailable`) and reachable again (`available`), with a
-        `detail`. When the gateway stops, every stream gets
+        `detail`. Kept devices (`PUT /v1/devices/{address}/keep`) report
+        `reconnecting` (`attempt`, `reason`, `delay_ms`), `kept-connected`
+        (`attempts`) and `given-up`. Every event is also stored in the state
+        directory (`--state-dir`): ids go on across restarts, and a resume
+        from an id older than the buffer, or from before a restart, is
+        served from the store first. When the gateway stops, every stream gets
         `gateway-stopping` (`{"reason": ...}`, whatever its type filter) as
         its last event.
       parameters:
@@ -1451,6 +1634,36 @@ components:
         - pairing-succeeded
         - pairing-failed
         - device-unpaired
+        - reconnecting
+        - kept-connected
+        - given-up
+    StandingSubscription:
+      type: object
+      required: [id, adapter, device, characteristic, mode, status]
+      properties:
+        id: { type: integer, minimum: 1 }
+        adapter: { type: string, example: hci0 }
+        device: { $ref: "#/components/schemas/Address" }
+        characteristic: { type: string, description: "The characteristic's UUID, or `handle:N`." }
+        service: { type: string }
+        mode: { type: string, enum: [notify, indicate] }
+        status:
+          type: string
+          enum: [active, waiting]
+          description: "`active`: subscribed, values flow; `waiting`: for the device to be connected with its services resolved."
+        last_reason: { type: string, description: Why the last attempt to subscribe failed or the subscription ended. }
+    KeptConnection:
+      type: object
+      required: [adapter, address, status, failed_attempts, max_attempts]
+      properties:
+        adapter: { type: string, example: hci0 }
+        address: { $ref: "#/components/schemas/Address" }
+        status:
+          type: string
+          enum: [connected, connecting, given-up]
+        failed_attempts: { type: integer, minimum: 0, description: Failed attempts since the device was last connected. }
+        max_attempts: { type: [integer, "null"], description: "Given up after this many failed attempts; null: never." }
+        last_reason: { type: string, description: Why the link was last lost or the last attempt failed. }
     GatewayEvent:
       type: object
       required: [type, timestamp]
@@ -1466,7 +1679,15 @@ components:
         details: { $ref: "#/components/schemas/Adapter" }
         address: { $ref: "#/components/schemas/Address" }
         device: { $ref: "#/components/schemas/Device" }
-        reason: { type: string, description: Why a device disconnected, when BlueZ says. }
+        reason:
+          type: string
+          description: |
+            Why a device disconnected, when BlueZ says; for `reconnecting` and
+            `given-up`, why the link was lost or the last attempt failed
+            (`kept` before the first attempt).
+        attempt: { type: integer, minimum: 1, description: "`reconnecting`: the attempt about to start." }
+        attempts: { type: integer, minimum: 0, description: "`kept-connected`: the attempts it took (0: it was connected); `given-up`: the failed attempts." }
+        delay_ms: { type: integer, minimum: 0, description: "`reconnecting`: the pause before the attempt." }
         characteristic: { $ref: "#/components/schemas/UUID" }
         service: { $ref: "#/components/schemas/UUID" }
         handle: { type: integer }

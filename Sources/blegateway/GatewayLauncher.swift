@@ -1,15 +1,17 @@
 import BlueZ
 import BlueZSimulator
 import DBus
+import Foundation
 import GatewayAPI
 import Glibc
 import HTTPServer
 import Logging
 import MQTT
 import MQTTBridge
+import PersistedState
 import ServiceLifecycle
 
-/// Puts the gateway together: with `--simulate` a private bus and the
+/// Puts the gateway together: the state store, with `--simulate` a private bus and the
 /// simulator on it, the supervised bus connection, the BlueZ central, the
 /// API, the HTTP server and, with `--mqtt`, the MQTT bridge (stopped first,
 /// so that it says `offline` while the rest still runs). Each is started
@@ -17,18 +19,26 @@ import ServiceLifecycle
 /// which stops them in reverse order on SIGINT or SIGTERM: the API ends its
 /// streams with their last events, the server drains and closes, the
 /// central ends what it started, the bus connection closes, the simulator
-/// and its bus stop.
+/// and its bus stop, and the store commits and closes.
 enum GatewayLauncher {
     static func services(_ settings: Settings, logger: Logger) async throws(StartupError) -> [any Service] {
         // A client that leaves mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let simulation = try await startSimulation(settings, logger: logger)
+        let state = try openStore(settings, logger: logger)
+        let simulation: SimulationService?
+        do {
+            simulation = try await startSimulation(settings, logger: logger)
+        } catch {
+            await state.abandon()
+            throw error
+        }
         let busAddress = simulation.map { BusAddress.address($0.daemon.address) } ?? settings.bus
         let connection: Connection
         do {
             connection = try await Connection.connect(to: busAddress)
         } catch {
             await simulation?.stop()
+            await state.abandon()
             throw StartupError(
                 """
                 cannot connect to the \(busAddress) (\(error)). Is D-Bus running? In a container, mount the host's \
@@ -41,6 +51,7 @@ enum GatewayLauncher {
         } catch {
             connection.close()
             await simulation?.stop()
+            await state.abandon()
             throw StartupError("cannot read BlueZ's objects: \(error)")
         }
         reportBluetooth(central, settings: settings, logger: logger)
@@ -50,8 +61,21 @@ enum GatewayLauncher {
             defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
             heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
         configuration.pairingRequestTimeout = settings.pairingRequestTimeout
-        let gateway = Gateway(central: central, configuration: configuration, logger: logger)
+        let gateway = Gateway(central: central, configuration: configuration, store: state.store, logger: logger)
         gateway.start()
+        do {
+            let restored = try await gateway.restoreKeptConnections()
+            if restored > 0 { logger.info("keeping \(restored) device(s) connected, as before the restart") }
+            let subscriptions = try await gateway.restoreSubscriptions()
+            if subscriptions > 0 { logger.info("holding \(subscriptions) standing subscription(s), as before the restart") }
+        } catch {
+            gateway.stop()
+            await central.stop()
+            connection.close()
+            await simulation?.stop()
+            await state.abandon()
+            throw StartupError("the state store cannot be read: \(error.message)")
+        }
         let agent = PairingAgent(
             central: central,
             configuration: .init(capability: settings.agentCapability, isDefault: settings.defaultAgent),
@@ -73,11 +97,12 @@ enum GatewayLauncher {
             await central.stop()
             connection.close()
             await simulation?.stop()
+            await state.abandon()
             throw error
         }
         let supervisor = BusSupervisor(address: busAddress, connection: connection)
         // Started in this order, stopped in the reverse.
-        var services: [any Service] = []
+        var services: [any Service] = [state]
         if let simulation { services.append(simulation) }
         services += [
             BusService(supervisor: supervisor, central: central, logger: logger),
@@ -99,6 +124,38 @@ enum GatewayLauncher {
         } catch {
             throw StartupError("cannot use the MQTT broker \(mqtt.client.broker): \(error)")
         }
+    }
+
+    /// Opens the state store in `--state-dir` (or a fresh temporary
+    /// directory): a store that cannot be used stops the start with the
+    /// store's own explanation, which names the file and the fix.
+    private static func openStore(_ settings: Settings, logger: Logger) throws(StartupError) -> StateStoreService {
+        let directory: String
+        let temporary: Bool
+        if let chosen = settings.stateDirectory {
+            directory = chosen
+            temporary = false
+        } else {
+            let made = FileManager.default.temporaryDirectory.appendingPathComponent("blegateway-state-\(UUID().uuidString)").path
+            do {
+                try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StartupError("cannot make a temporary state directory \(made) (\(error)); give one with --state-dir")
+            }
+            directory = made
+            temporary = true
+        }
+        let store: Store
+        do {
+            store = try Store.open(directory: directory, logger: logger)
+        } catch {
+            if temporary { try? FileManager.default.removeItem(atPath: directory) }
+            throw StartupError("the state store cannot be used: \(error.message)")
+        }
+        let summary = store.eventLogSummary
+        logger.info(
+            "state store \(store.path)\(temporary ? " (temporary, removed on exit)" : ""): \(summary.count) stored event(s), next event id \(store.nextEventID)")
+        return StateStoreService(store: store, temporaryDirectory: temporary ? directory : nil, logger: logger)
     }
 
     private static func startSimulation(_ settings: Settings, logger: Logger) async throws(StartupError) -> SimulationService? {

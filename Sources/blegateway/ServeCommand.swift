@@ -25,7 +25,11 @@ struct ServeCommand: AsyncParsableCommand {
               blegateway serve --mqtt mqtt://broker.lan --gateway-id hall
 
             Stop with Ctrl-C (SIGINT) or SIGTERM: every open stream gets its last event, then scans, \
-            subscriptions and connections the gateway started are ended before it exits.
+            subscriptions and connections the gateway started are ended (but kept devices, which stay \
+            connected) and the state store is closed before it exits. Kept connections \
+            (PUT /v1/devices/ADDRESS/keep), standing subscriptions (POST /v1/subscriptions) and the event \
+            log of GET /v1/events live in --state-dir and are restored at start: event ids go on across \
+            restarts, and a client resuming with Last-Event-ID gets what it missed.
 
             When bluetoothd or the bus goes away, the gateway keeps serving: GET /health answers 503 \
             saying what is missing, Bluetooth routes answer 503 (bluetoothd-unavailable), streams are \
@@ -96,6 +100,19 @@ struct ServeCommand: AsyncParsableCommand {
             discussion: "See docs/scenarios.md for the scenario format.",
             valueName: "scenario"))
     var simulate: String?
+
+    @Option(
+        name: .customLong("state-dir"),
+        help: ArgumentHelp(
+            "Where the gateway keeps its state (default /var/lib/blegateway). [BLEGATEWAY_STATE_DIR]",
+            discussion: """
+                Kept connections, standing subscriptions and the event log live there (blegateway.sqlite) and \
+                are restored on the next start. The directory is created if missing and must be writable; only \
+                one gateway may use it at a time. With --simulate and no --state-dir, a fresh temporary \
+                directory is used and removed on exit, so a demo starts empty and remembers nothing.
+                """,
+            valueName: "path"))
+    var stateDirectory: String?
 
     @Option(
         name: .customLong("heartbeat-interval"),

@@ -30,6 +30,14 @@ struct Settings {
     /// nil without `--mqtt`.
     var mqtt: MQTTSettings?
 
+    /// Where the state store lives; nil: a fresh temporary directory
+    /// (`--simulate` without `--state-dir`).
+    var stateDirectory: String?
+
+    /// The state directory when neither `--state-dir` nor the environment
+    /// names one and the gateway runs on bluetoothd.
+    static let defaultStateDirectory = "/var/lib/blegateway"
+
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
         guard let listen = ListenAddress(listenText) else {
@@ -72,6 +80,11 @@ struct Settings {
         case let address: bus = .address(address)
         }
         simulate = command.simulate
+        stateDirectory = command.stateDirectory ?? environment["BLEGATEWAY_STATE_DIR"]
+        if let directory = stateDirectory, directory.isEmpty {
+            throw ValidationError("--state-dir must name a directory")
+        }
+        if stateDirectory == nil, simulate == nil { stateDirectory = Self.defaultStateDirectory }
         replayBuffer = command.replayBuffer
         heartbeatInterval = .milliseconds(Int(command.heartbeatInterval * 1000))
         maxConnections = command.maxConnections

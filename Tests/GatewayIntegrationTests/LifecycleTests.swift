@@ -71,13 +71,19 @@ import Testing
     }
 
     @Test func clearStartupErrors() async throws {
-        let noBus = try await startFailure(["--bus", "unix:path=/nonexistent/bus", "--listen", "127.0.0.1:0"])
+        let stateDirectory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        let noBus = try await startFailure([
+            "--bus", "unix:path=/nonexistent/bus", "--listen", "127.0.0.1:0", "--state-dir", stateDirectory,
+        ])
         #expect(noBus.status == 2)
         #expect(noBus.log.contains("cannot connect to the unix:path=/nonexistent/bus"), "\(noBus.log)")
 
         let gateway = try await GatewayUnderTest.start()
         let port = gateway.baseURL.split(separator: ":").last.map(String.init) ?? "0"
-        let busy = try await startFailure(["--bus", gateway.bus.address, "--listen", "127.0.0.1:\(port)"])
+        let busy = try await startFailure([
+            "--bus", gateway.bus.address, "--listen", "127.0.0.1:\(port)", "--state-dir", stateDirectory,
+        ])
         #expect(busy.status == 2)
         #expect(busy.log.contains("Address already in use"), "\(busy.log)")
         await gateway.stop()
@@ -96,10 +102,15 @@ import Testing
 
     @Test func withoutBluetoothdTheGatewayStartsAndSaysSo() async throws {
         let bus = try TestBus()
+        let stateDirectory = try GatewayUnderTest.makeStateDirectory()
         let process = try ChildProcess([
             GatewayUnderTest.executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0",
+            "--state-dir", stateDirectory,
         ])
-        defer { process.kill() }
+        defer {
+            process.kill()
+            try? FileManager.default.removeItem(atPath: stateDirectory)
+        }
         guard let (_, port) = await GatewayUnderTest.waitForPort(process) else {
             Issue.record("no start: \(process.standardError)")
             return

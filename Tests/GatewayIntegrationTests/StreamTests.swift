@@ -185,13 +185,18 @@ import Testing
         await gateway.stop()
     }
 
-    @Test func theGapIsReportedWhenTheReplayBufferIsTooShort() async throws {
+    @Test func theStateStoreFillsWhatTheReplayBufferNoLongerHolds() async throws {
         let gateway = try await GatewayUnderTest.start(arguments: ["--replay-buffer", "2"])
+        let live = try gateway.stream("/v1/events")
         _ = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":500}"#)
-        let stream = try gateway.stream("/v1/events", headers: ["Last-Event-ID": "1"])
-        let gap = await stream.waitFor(1, of: "replay-gap")
-        #expect(gap.first?.json["last_event_id"] as? Int == 1)
-        #expect((gap.first?.json["oldest_available"] as? Int ?? 0) > 2)
+        let seen = await live.waitFor { $0.compactMap(\.id).count >= 5 }
+        let seenIDs = seen.compactMap { $0.id.flatMap { UInt64($0) } }
+        let first = try #require(seenIDs.first)
+        let stream = try gateway.stream("/v1/events", headers: ["Last-Event-ID": String(first - 1)])
+        let replayed = await stream.waitFor { $0.compactMap(\.id).count >= seenIDs.count }
+        #expect(!replayed.contains { $0.type == "replay-gap" })
+        #expect(Array(replayed.compactMap { $0.id.flatMap { UInt64($0) } }.prefix(seenIDs.count)) == seenIDs)
+        live.close()
         stream.close()
         await gateway.stop()
     }

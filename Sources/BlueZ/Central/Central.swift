@@ -139,13 +139,17 @@ public final class Central: Sendable {
 
     /// Ends what this central started: discovery sessions (StopDiscovery),
     /// notification subscriptions (StopNotify) and the connections it made
-    /// (Disconnect), finishes every stream, and stops following bluetoothd.
+    /// (Disconnect) but kept ones (`leaveConnectedOnStop`), finishes every
+    /// stream, and stops following bluetoothd.
     /// The connection stays open. Idempotent.
     public func stop() async {
         let (scanning, notifying, connected) = state.withLock { state in
             let scanning = state.scanning.filter { $0.value.running }.map(\.key)
             let notifying = state.subscriptions.filter { $0.value.notifying }.map(\.key)
-            let connected = state.connectedByUs.filter { state.tree.devices[$0]?.connected ?? false }
+            let connected = state.connectedByUs.filter { path in
+                guard let device = state.tree.devices[path], device.connected else { return false }
+                return !state.keptConnected.contains("\(device.adapter)/\(device.address)")
+            }
             state.stopped = true
             return (scanning, notifying, connected)
         }

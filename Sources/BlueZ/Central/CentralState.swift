@@ -32,6 +32,9 @@ struct CentralState {
     var waiters: [UInt64: TreeWaiter] = [:]
     /// Devices this central connected, to disconnect at `stop()`.
     var connectedByUs: Set<ObjectPath> = []
+    /// Devices kept connected across restarts ("hci0/AA:BB:CC:DD:EE:FF"),
+    /// which `stop()` leaves connected.
+    var keptConnected: Set<String> = []
 
     var availability: BlueZAvailability {
         if let busLost { return .busDisconnected(busLost) }

@@ -41,7 +41,12 @@ extension Request {
     /// A characteristic or descriptor named in the path: a UUID, or
     /// `handle:N` (decimal or 0x-hex).
     func attribute(_ name: String, service: BluetoothUUID?) throws(Problem) -> AttributeSelector {
-        let text = pathParameter(name)
+        try Self.attribute(pathParameter(name), parameter: name, service: service)
+    }
+
+    /// A characteristic or descriptor named by `text`: a UUID, or
+    /// `handle:N` (decimal or 0x-hex).
+    static func attribute(_ text: String, parameter name: String, service: BluetoothUUID?) throws(Problem) -> AttributeSelector {
         if text.lowercased().hasPrefix("handle:") {
             let number = text.dropFirst("handle:".count)
             let handle =
@@ -55,6 +60,10 @@ extension Request {
     }
 
     func uuid(_ text: String, parameter: String) throws(Problem) -> BluetoothUUID {
+        try Self.uuid(text, parameter: parameter)
+    }
+
+    static func uuid(_ text: String, parameter: String) throws(Problem) -> BluetoothUUID {
         do {
             return try BluetoothUUID(parsing: text)
         } catch {

@@ -11,8 +11,12 @@ public struct EventFilter: Sendable, Hashable {
     }
 
     func matches(_ entry: EventLog.Entry) -> Bool {
-        if let types, !types.contains(entry.type) { return false }
-        if let device, entry.device != device { return false }
+        matches(type: entry.type, device: entry.device)
+    }
+
+    func matches(type: String, device: String?) -> Bool {
+        if let types, !types.contains(type) { return false }
+        if let wanted = self.device, device != wanted { return false }
         return true
     }
 }

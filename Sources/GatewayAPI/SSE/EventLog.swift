@@ -1,5 +1,7 @@
 import HTTPServer
+import Logging
 import Metrics
+import PersistedState
 import Synchronization
 
 /// The gateway's event sequence: every event gets the next id, is kept in a
@@ -15,6 +17,12 @@ import Synchronization
 /// in `EventPage`s; a persistent store can answer the same pages for ids
 /// older than the buffer holds, read in the (asynchronous) refill before
 /// the replay reaches the buffer.
+///
+/// With a `Store`, every published event is also appended to the store's
+/// event log (queued, committed in batches off this path) and takes its id
+/// from the store's sequence, so ids go on increasing across restarts; a
+/// stream resuming from an id older than the buffer holds, or from before a
+/// restart, is served from the store until it reaches the buffer.
 public final class EventLog: Sendable {
     struct Subscriber {
         let filter: EventFilter
@@ -47,10 +55,20 @@ public final class EventLog: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Where events are kept beyond the buffer and across restarts.
+    let store: Store?
+    private let logger: Logger
 
-    /// A log that keeps the last `capacity` events for streams that resume.
-    public init(capacity: Int = 4096) {
-        state = Mutex(State(buffer: ReplayBuffer(capacity: capacity)))
+    /// The most stored events read at once by a stream catching up.
+    static let storePageSize = 512
+
+    /// A log that keeps the last `capacity` events for streams that resume,
+    /// and with `store` every event in the store's log too.
+    public init(capacity: Int = 4096, store: Store? = nil, logger: Logger = Logger(label: "blegateway.events")) {
+        let first = store?.nextEventID ?? 1
+        self.store = store
+        self.logger = logger
+        state = Mutex(State(nextID: first, buffer: ReplayBuffer(capacity: capacity, startingAfter: first - 1)))
     }
 
     /// Publishes an event whose data is `data`, any text (each of its lines
@@ -69,8 +87,10 @@ public final class EventLog: Sendable {
 
     private func publish(type: String, device: String?, body: Entry.Body) -> UInt64 {
         state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
+            // The store hands out ids in call order; asking it under this
+            // lock keeps the buffer in id order.
+            let id = store?.append(type: type, device: device, data: Self.storedData(body)) ?? state.nextID
+            state.nextID = id + 1
             var entry = Entry(id: id, type: type, device: device, body: body)
             state.count(type)
             for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
@@ -86,8 +106,24 @@ public final class EventLog: Sendable {
     /// gateway.
     public func nextID() -> UInt64 {
         state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
+            let id = store?.reserveEventID() ?? state.nextID
+            state.nextID = id + 1
+            return id
+        }
+    }
+
+    /// The event's data as the store keeps it (the `data:` text), made on
+    /// the store's thread when its batch is committed.
+    private static func storedData(_ body: Entry.Body) -> @Sendable () -> [UInt8] {
+        switch body {
+        case .json(let json):
+            return {
+                var bytes: [UInt8] = []
+                json().write(to: &bytes)
+                return bytes
+            }
+        case .text(let text): return { Array(text().utf8) }
+        case .frame: return { [] }
         }
     }
 
@@ -124,9 +160,22 @@ public final class EventLog: Sendable {
             }
             state.replays[token] = Replay(filter: filter, position: position)
         }
-        // The first batch now, so a short replay is whole on return.
-        if replay(token, to: writer, budget: writer.refillBudget) {
-            writer.pull { [self] writer, budget in replay(token, to: writer, budget: budget) }
+        // The first batch now, so a short replay from the buffer is whole
+        // on return; one that starts in the store is read by the refills.
+        if needsStore(token) || replay(token, to: writer, budget: writer.refillBudget) {
+            writer.pull { [self] writer, budget in
+                needsStore(token) ? await replayFromStore(token, to: writer, budget: budget) : replay(token, to: writer, budget: budget)
+            }
+        }
+    }
+
+    /// Whether the stream `token` is catching up on events the buffer no
+    /// longer (or never) held, which only the store has.
+    private func needsStore(_ token: UInt64) -> Bool {
+        guard store != nil else { return false }
+        return state.withLock { state in
+            guard let replay = state.replays[token] else { return false }
+            return replay.position < state.buffer.evictedThrough
         }
     }
 
@@ -163,6 +212,70 @@ public final class EventLog: Sendable {
             state.replays[token] = nil
             state.subscribers[token] = Subscriber(filter: replay.filter, writer: writer)
             return false
+        }
+    }
+
+    /// Writes the next batch of a stream's replay from the store, about
+    /// `budget` bytes, up to the first event the buffer holds. True while
+    /// more is left (from the store or the buffer).
+    private func replayFromStore(_ token: UInt64, to writer: StreamWriter, budget: Int) async -> Bool {
+        guard let store else { return false }
+        let start = state.withLock { state -> (replay: Replay, boundary: UInt64)? in
+            state.replays[token].map { ($0, state.buffer.evictedThrough) }
+        }
+        guard let (replay, boundary) = start else { return false }
+        var position = replay.position
+        var frames: [[UInt8]] = []
+        do {
+            // Events pushed out of the buffer may still wait for their batch.
+            try await store.waitUntilCommitted(boundary)
+        } catch {
+            logger.debug("replaying from the store: \(error.message)")
+        }
+        do {
+            if let oldest = store.eventLogSummary.oldestID, position + 1 < oldest {
+                frames.append(Self.gap(after: position, oldestAvailable: oldest))
+                position = min(oldest - 1, boundary)
+            }
+            let events = try await store.events(after: position, limit: Self.storePageSize)
+            var bytes = 0
+            var exhausted = events.count < Self.storePageSize
+            for event in events {
+                guard event.id <= boundary else {
+                    exhausted = true
+                    break
+                }
+                if replay.filter.matches(type: event.type, device: event.device) {
+                    let frame = ServerSentEvent(
+                        id: String(event.id), event: event.type, data: String(decoding: event.data, as: UTF8.self)
+                    ).encoded
+                    if bytes > 0, bytes + frame.count > budget {
+                        exhausted = false
+                        break
+                    }
+                    frames.append(frame)
+                    bytes += frame.count
+                }
+                position = event.id
+            }
+            // What the store does not hold up to the boundary (ids reserved
+            // for one stream's events, or not stored) has nothing to replay.
+            if exhausted { position = max(position, boundary) }
+        } catch {
+            logger.error("the event log cannot be read to replay: \(error.message)")
+            frames.append(Self.gap(after: position, oldestAvailable: boundary + 1))
+            position = boundary
+        }
+        for frame in frames {
+            guard writer.write(frame) else {
+                unsubscribe(token)
+                return false
+            }
+        }
+        return state.withLock { state in
+            guard state.replays[token] != nil else { return false }
+            state.replays[token]?.position = position
+            return true
         }
     }
 

@@ -16,6 +16,7 @@ struct GatewayEvent: Sendable {
     static let types: Set<String> = Set([
         "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost",
         "device-connected", "device-disconnected", "services-resolved", "characteristic-value", "bluez-state",
+        "reconnecting", "kept-connected", "given-up",
     ]).union(Gateway.pairingEventTypes)
 
     init(_ event: CentralEvent) {
@@ -41,6 +42,31 @@ struct GatewayEvent: Sendable {
         case .availability(let availability):
             self.init("bluez-state", nil, now) {
                 [("state", .string(availability.name)), ("detail", .string(availability.detail))]
+            }
+        }
+    }
+
+    /// A step of keeping a device connected.
+    init(_ event: ConnectionKeeper.Event) {
+        let now = Date()
+        switch event {
+        case .reconnecting(let adapter, let address, let attempt, let reason, let delay):
+            self.init("reconnecting", address.description, now) {
+                [
+                    ("adapter", .string(adapter)), ("address", .string(address.description)), ("attempt", .int(attempt)),
+                    ("reason", .string(reason)), ("delay_ms", .int(delay.milliseconds)),
+                ]
+            }
+        case .connected(let adapter, let address, let attempts):
+            self.init("kept-connected", address.description, now) {
+                [("adapter", .string(adapter)), ("address", .string(address.description)), ("attempts", .int(attempts))]
+            }
+        case .givenUp(let adapter, let address, let attempts, let reason):
+            self.init("given-up", address.description, now) {
+                [
+                    ("adapter", .string(adapter)), ("address", .string(address.description)), ("attempts", .int(attempts)),
+                    ("reason", .string(reason)),
+                ]
             }
         }
     }

@@ -7,15 +7,20 @@ import DequeModule
 struct ReplayBuffer {
     let capacity: Int
     private var entries = Deque<EventLog.Entry>()
-    /// The id of the newest event pushed out to make room; 0 while none was.
-    private var evictedThrough: UInt64 = 0
+    /// The id of the newest event pushed out to make room, or (while none
+    /// was) of the newest event before this buffer started: the buffer
+    /// holds every kept event after it.
+    private(set) var evictedThrough: UInt64
 
     /// The most events one page goes through (taken or skipped), so that a
     /// filter that takes few of many events still answers in bounded time.
     static let pageScanLimit = 4096
 
-    init(capacity: Int) {
+    /// A buffer whose first event comes after `startingAfter` (the ids
+    /// before it were given by an earlier run, kept in a store if at all).
+    init(capacity: Int, startingAfter: UInt64 = 0) {
         self.capacity = max(1, capacity)
+        self.evictedThrough = startingAfter
     }
 
     /// The id of the oldest event kept.

@@ -13,6 +13,8 @@ final class FaultRig: Sendable {
     let gateway: ChildProcess
     let baseURL: String
     let scenarioPath: String
+    /// The gateway's `--state-dir`, removed by `stop`.
+    let stateDirectory: String
     private let simulatorProcess: Mutex<ChildProcess?>
 
     static var simulatorExecutable: String {
@@ -24,21 +26,27 @@ final class FaultRig: Sendable {
         let scenarioPath = bus.directory + "/scenario.yaml"
         try TestScenario.yaml.write(toFile: scenarioPath, atomically: true, encoding: .utf8)
         let simulator = try await startSimulator(bus: bus, scenario: scenarioPath)
+        let stateDirectory = try GatewayUnderTest.makeStateDirectory()
         let gateway = try ChildProcess([
             GatewayUnderTest.executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0", "--log-level", "debug",
-            "--heartbeat-interval", "0.2",
+            "--heartbeat-interval", "0.2", "--state-dir", stateDirectory,
         ])
         guard let (scheme, port) = await GatewayUnderTest.waitForPort(gateway) else {
             gateway.kill()
             simulator.kill()
+            try? FileManager.default.removeItem(atPath: stateDirectory)
             throw GatewayTestError("the gateway did not start:\n\(gateway.standardError)")
         }
         return FaultRig(
-            bus: bus, gateway: gateway, simulator: simulator, scenarioPath: scenarioPath,
+            bus: bus, gateway: gateway, simulator: simulator, scenarioPath: scenarioPath, stateDirectory: stateDirectory,
             baseURL: "\(scheme)://127.0.0.1:\(port)")
     }
 
-    private init(bus: RestartableBus, gateway: ChildProcess, simulator: ChildProcess, scenarioPath: String, baseURL: String) {
+    private init(
+        bus: RestartableBus, gateway: ChildProcess, simulator: ChildProcess, scenarioPath: String, stateDirectory: String,
+        baseURL: String
+    ) {
+        self.stateDirectory = stateDirectory
         self.bus = bus
         self.gateway = gateway
         self.simulatorProcess = Mutex(simulator)
@@ -94,6 +102,7 @@ final class FaultRig: Sendable {
         gateway.kill()
         killSimulator()
         bus.kill()
+        try? FileManager.default.removeItem(atPath: stateDirectory)
         return status
     }
 

@@ -12,6 +12,10 @@ final class GatewayUnderTest: Sendable {
     let simulator: SimulatedBlueZ
     let process: ChildProcess
     let baseURL: String
+    /// The gateway's `--state-dir`.
+    let stateDirectory: String
+    /// Whether `stop` removes it (made by `start`, not the test's).
+    let ownsStateDirectory: Bool
 
     /// The built `blegateway` beside this test binary.
     static var executable: String {
@@ -19,10 +23,21 @@ final class GatewayUnderTest: Sendable {
         return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("blegateway").path
     }
 
-    /// Starts the simulator with `scenario` and the gateway with `arguments`.
+    /// A new empty directory for a gateway's `--state-dir`.
+    static func makeStateDirectory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blegateway-state-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// Starts the simulator with `scenario` and the gateway with `arguments`
+    /// and its state in `stateDirectory` (a new empty one if nil).
     static func start(
-        scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:]
+        scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:],
+        stateDirectory: String? = nil
     ) async throws -> GatewayUnderTest {
+        let ownsStateDirectory = stateDirectory == nil
+        let stateDirectory = try stateDirectory ?? makeStateDirectory()
         let bus = try TestBus()
         let connection = try await bus.connect()
         // Discovered devices stay 30 s after a scan (bluetoothd's
@@ -34,20 +49,27 @@ final class GatewayUnderTest: Sendable {
                 executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0", "--log-level", "debug",
                 // Quiet streams notice a departed client at their next
                 // heartbeat: keep that short so tests can watch it.
-                "--heartbeat-interval", "0.2",
+                "--heartbeat-interval", "0.2", "--state-dir", stateDirectory,
             ] + arguments, environment: environment)
         guard let (scheme, port) = await waitForPort(process) else {
             process.kill()
             throw GatewayTestError("the gateway did not start:\n\(process.standardError)")
         }
-        return GatewayUnderTest(bus: bus, simulator: simulator, process: process, baseURL: "\(scheme)://127.0.0.1:\(port)")
+        return GatewayUnderTest(
+            bus: bus, simulator: simulator, process: process, baseURL: "\(scheme)://127.0.0.1:\(port)",
+            stateDirectory: stateDirectory, ownsStateDirectory: ownsStateDirectory)
     }
 
-    private init(bus: TestBus, simulator: SimulatedBlueZ, process: ChildProcess, baseURL: String) {
+    private init(
+        bus: TestBus, simulator: SimulatedBlueZ, process: ChildProcess, baseURL: String, stateDirectory: String,
+        ownsStateDirectory: Bool
+    ) {
         self.bus = bus
         self.simulator = simulator
         self.process = process
         self.baseURL = baseURL
+        self.stateDirectory = stateDirectory
+        self.ownsStateDirectory = ownsStateDirectory
     }
 
     /// The scheme and port from the gateway's "listening on
@@ -70,17 +92,39 @@ final class GatewayUnderTest: Sendable {
         return nil
     }
 
+    /// Waits until the gateway's services run, and so handle SIGTERM and
+    /// SIGINT (the gateway listens a moment before that): the first
+    /// "Starting service" line, which service lifecycle writes (at debug
+    /// level) once it has trapped the signals.
+    static func waitUntilHandlingSignals(_ process: ChildProcess) async {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, !process.standardError.contains("[ServiceLifecycle] Starting service\n") {
+            if await process.wait(timeout: .milliseconds(20)) != nil { return }
+        }
+    }
+
     /// Stops the gateway with SIGTERM (as a service manager would) and
     /// returns its exit status; then the simulator and the bus.
     @discardableResult
     func stop() async -> Int32? {
+        await Self.waitUntilHandlingSignals(process)
         process.signal(SIGTERM)
         let status = await process.wait(timeout: .seconds(20))
         process.kill()
         await simulator.stop()
         simulator.connection.close()
         bus.daemon.stop()
+        if ownsStateDirectory { try? FileManager.default.removeItem(atPath: stateDirectory) }
         return status
+    }
+
+    /// Kills the gateway with SIGKILL, as a crash or `kill -9`; then stops
+    /// the simulator and the bus.
+    func crash() async {
+        process.kill()
+        await simulator.stop()
+        simulator.connection.close()
+        bus.daemon.stop()
     }
 
     // MARK: HTTP

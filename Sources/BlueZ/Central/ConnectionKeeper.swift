@@ -1,0 +1,274 @@
+import Synchronization
+
+/// Keeps devices connected, with nobody asking: connects whenever a kept
+/// device can be reached and, after every loss (link loss, the device out
+/// of range, bluetoothd restarting, the bus lost, the adapter powered off),
+/// tries again with backoff until it is connected again. Each step is an
+/// `Event`; it gives up only when told to (`maxAttempts`).
+///
+/// A connection attempt is `Central.connect`, which also finds a device
+/// bluetoothd does not list (out of range since bluetoothd started), so an
+/// attempt waits up to `Policy.connectTimeout` for the device to be heard.
+/// Kept devices are left connected when the central stops (see
+/// `Central.leaveConnectedOnStop`), for the next start to keep.
+public final class ConnectionKeeper: Sendable {
+    /// How hard the keeper tries.
+    public struct Policy: Sendable {
+        /// How long one attempt may look for the device and connect.
+        public var connectTimeout: Duration = .seconds(20)
+        /// The pause before the second attempt; it doubles after each
+        /// failure, up to `maximumDelay`.
+        public var initialDelay: Duration = .milliseconds(500)
+        public var maximumDelay: Duration = .seconds(10)
+
+        public init() {}
+
+        /// The pause before attempt `attempt` (none before the first).
+        func delay(before attempt: Int) -> Duration {
+            guard attempt > 1 else { return .zero }
+            var delay = initialDelay
+            for _ in 2..<min(attempt, 32) where delay < maximumDelay { delay *= 2 }
+            return min(delay, maximumDelay)
+        }
+    }
+
+    /// A step of keeping a device connected.
+    public enum Event: Sendable, Hashable {
+        /// Attempt `attempt` to (re)connect starts after `delay`, because of
+        /// `reason` (`kept` for the first, else why the link was lost or
+        /// the previous attempt failed: a BlueZ error code or disconnect
+        /// reason).
+        case reconnecting(adapter: String, address: BluetoothAddress, attempt: Int, reason: String, delay: Duration)
+        /// The device is connected (after `attempts` attempts; 0 when it
+        /// was connected already).
+        case connected(adapter: String, address: BluetoothAddress, attempts: Int)
+        /// The keeper stopped trying after `attempts` failed attempts (only
+        /// with `maxAttempts`); the device stays listed as given up until it
+        /// is kept again (which starts over) or released.
+        case givenUp(adapter: String, address: BluetoothAddress, attempts: Int, reason: String)
+    }
+
+    /// A kept device and how keeping it goes.
+    public struct KeptDevice: Sendable, Hashable {
+        public enum Status: String, Sendable, Hashable {
+            case connected, connecting
+            case givenUp = "given-up"
+        }
+
+        public var adapter: String
+        public var address: BluetoothAddress
+        /// Give up after this many failed attempts in a row; nil: never.
+        public var maxAttempts: Int?
+        public var status: Status
+        /// Failed attempts since the device was last connected.
+        public var failedAttempts: Int
+        /// Why the last attempt failed or the link was lost, if it did.
+        public var lastReason: String?
+    }
+
+    private struct Entry {
+        var device: KeptDevice
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var sinks: [UInt64: AsyncStream<Event>.Continuation] = [:]
+        var nextSink: UInt64 = 1
+        var stopped = false
+    }
+
+    public let central: Central
+    public let policy: Policy
+    private let state = Mutex(State())
+
+    public init(central: Central, policy: Policy = Policy()) {
+        self.central = central
+        self.policy = policy
+    }
+
+    private static func key(_ adapter: String, _ address: BluetoothAddress) -> String { "\(adapter)/\(address)" }
+
+    /// The keeper's events from now on.
+    public func events(bufferSize: Int = 1024) -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let id = state.withLock { state -> UInt64? in
+            guard !state.stopped else { return nil }
+            defer { state.nextSink += 1 }
+            state.sinks[state.nextSink] = continuation
+            return state.nextSink
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            Task { _ = self?.state.withLock { $0.sinks.removeValue(forKey: id) } }
+        }
+        return stream
+    }
+
+    /// Starts keeping the device connected (or changes its `maxAttempts`).
+    /// True if it was not kept before.
+    @discardableResult
+    public func keep(_ address: BluetoothAddress, adapter: String, maxAttempts: Int? = nil) -> Bool {
+        let key = Self.key(adapter, address)
+        central.leaveConnectedOnStop(address, adapter: adapter, true)
+        let (isNew, start) = state.withLock { state -> (Bool, Bool) in
+            guard !state.stopped else { return (false, false) }
+            if var entry = state.entries[key] {
+                entry.device.maxAttempts = maxAttempts
+                let restart = entry.device.status == .givenUp
+                if restart {
+                    entry.device.status = .connecting
+                    entry.device.failedAttempts = 0
+                }
+                state.entries[key] = entry
+                return (false, restart)
+            }
+            state.entries[key] = Entry(
+                device: KeptDevice(
+                    adapter: adapter, address: address, maxAttempts: maxAttempts, status: .connecting, failedAttempts: 0,
+                    lastReason: nil))
+            return (true, true)
+        }
+        if start {
+            let task = Task { [self] in await run(key: key, address: address, adapter: adapter) }
+            state.withLock { $0.entries[key]?.task = task }
+        }
+        return isNew
+    }
+
+    /// Stops keeping the device (leaving its connection as it is). True if
+    /// it was kept.
+    @discardableResult
+    public func release(_ address: BluetoothAddress, adapter: String) -> Bool {
+        central.leaveConnectedOnStop(address, adapter: adapter, false)
+        let entry = state.withLock { $0.entries.removeValue(forKey: Self.key(adapter, address)) }
+        entry?.task?.cancel()
+        return entry != nil
+    }
+
+    /// The kept devices, by adapter and address.
+    public func keptDevices() -> [KeptDevice] {
+        state.withLock { $0.entries.values.map(\.device) }.sorted {
+            ($0.adapter, $0.address.description) < ($1.adapter, $1.address.description)
+        }
+    }
+
+    /// A kept device, if it is kept.
+    public func keptDevice(_ address: BluetoothAddress, adapter: String) -> KeptDevice? {
+        state.withLock { $0.entries[Self.key(adapter, address)]?.device }
+    }
+
+    /// Stops every keeping task, leaving the connections as they are (for
+    /// the next start to keep), and ends the event streams.
+    public func stop() {
+        let (tasks, sinks) = state.withLock { state in
+            state.stopped = true
+            defer { state.sinks = [:] }
+            return (state.entries.values.compactMap(\.task), Array(state.sinks.values))
+        }
+        for task in tasks { task.cancel() }
+        for sink in sinks { sink.finish() }
+    }
+
+    private func emit(_ event: Event) {
+        for sink in state.withLock({ Array($0.sinks.values) }) { sink.yield(event) }
+    }
+
+    private func update(_ key: String, _ change: (inout KeptDevice) -> Void) {
+        state.withLock { state in
+            if var entry = state.entries[key] {
+                change(&entry.device)
+                state.entries[key] = entry
+            }
+        }
+    }
+
+    private func isConnected(_ address: BluetoothAddress, adapter: String) -> Bool {
+        (try? central.device(address, adapter: adapter))?.connected ?? false
+    }
+
+    /// Keeps one device connected until cancelled or given up.
+    private func run(key: String, address: BluetoothAddress, adapter: String) async {
+        // Followed from before the first attempt, so that a loss right
+        // after a connect is not missed.
+        let events = central.events(bufferSize: 256)
+        var changes = events.makeAsyncIterator()
+        var failed = 0
+        var reason = "kept"
+        var announced = false
+        // Released before this task was even recorded: nothing to keep.
+        while !Task.isCancelled, state.withLock({ $0.entries[key] != nil }) {
+            if isConnected(address, adapter: adapter) {
+                if !announced {
+                    announced = true
+                    update(key) {
+                        $0.status = .connected
+                        $0.failedAttempts = 0
+                    }
+                    emit(.connected(adapter: adapter, address: address, attempts: failed))
+                    failed = 0
+                }
+                guard let lost = await Self.nextLoss(of: address, adapter: adapter, in: &changes) else { return }
+                if !isConnected(address, adapter: adapter) {
+                    reason = lost
+                    announced = false
+                    update(key) {
+                        $0.status = .connecting
+                        $0.lastReason = lost
+                    }
+                }
+                continue
+            }
+            announced = false
+            let maxAttempts = state.withLock { $0.entries[key]?.device.maxAttempts }
+            if let maxAttempts, failed >= maxAttempts {
+                update(key) { $0.status = .givenUp }
+                state.withLock { $0.entries[key]?.task = nil }
+                central.leaveConnectedOnStop(address, adapter: adapter, false)
+                emit(.givenUp(adapter: adapter, address: address, attempts: failed, reason: reason))
+                return
+            }
+            let delay = policy.delay(before: failed + 1)
+            emit(.reconnecting(adapter: adapter, address: address, attempt: failed + 1, reason: reason, delay: delay))
+            if delay > .zero {
+                do { try await Task.sleep(for: delay) } catch { return }
+            }
+            do {
+                try await central.connect(address, adapter: adapter, timeout: policy.connectTimeout)
+            } catch {
+                if Task.isCancelled { return }
+                failed += 1
+                reason = error.code.rawValue
+                update(key) {
+                    $0.failedAttempts = failed
+                    $0.lastReason = error.code.rawValue
+                }
+            }
+        }
+    }
+
+    /// Waits for an event that may mean the device lost its link, and
+    /// says why; nil when the central's events end (it stopped) or the
+    /// task is cancelled.
+    private static func nextLoss(
+        of address: BluetoothAddress, adapter: String, in changes: inout AsyncStream<CentralEvent>.Iterator
+    ) async -> String? {
+        while let event = await changes.next() {
+            switch event {
+            case .disconnected(let device, let reason) where device.address == address && device.adapter == adapter:
+                return reason ?? "disconnected"
+            case .deviceLost(let device) where device.address == address && device.adapter == adapter:
+                return "device-removed"
+            case .availability(let availability) where availability != .available:
+                return availability.name
+            case .adapterState(let id, let adapterState) where id == adapter && adapterState != .poweredOn:
+                return "adapter-\(adapterState.rawValue)"
+            default: continue
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,103 @@
+import BlueZ
+import HTTPServer
+import PersistedState
+
+extension Gateway {
+    func addKeepRoutes(to router: inout Router) {
+        // Keeping is durable before the answer: the store has committed it.
+        router.put("/v1/devices/{address}/keep") { [self] request in
+            let (address, requested) = try deviceTarget(request)
+            let body = try JSONBody(request, allowed: ["max_attempts"], optional: true)
+            let maxAttempts = try body.int("max_attempts", in: 1...1_000_000)
+            let adapter = try keepAdapter(requested)
+            if let store {
+                let options = JSON.object(maxAttempts.map { [("max_attempts", .int($0))] } ?? [])
+                var bytes: [UInt8] = []
+                options.write(to: &bytes)
+                do throws(StoreError) {
+                    _ = try await store.keep(KeptConnection(adapter: adapter, address: address.description, options: bytes))
+                } catch {
+                    throw Self.storeProblem(error)
+                }
+            }
+            let isNew = keeper.keep(address, adapter: adapter, maxAttempts: maxAttempts)
+            let kept = keeper.keptDevice(address, adapter: adapter)
+            return .json(kept.map(Self.keptJSON) ?? .null, status: isNew ? .created : .ok)
+        }
+        router.get("/v1/devices/{address}/keep") { [self] request in
+            let (address, requested) = try deviceTarget(request)
+            let adapter = try keepAdapter(requested)
+            guard let kept = keeper.keptDevice(address, adapter: adapter) else {
+                throw Problem(.notFound, status: .notFound, detail: "\(address) on \(adapter) is not kept connected")
+            }
+            return .json(Self.keptJSON(kept))
+        }
+        router.delete("/v1/devices/{address}/keep") { [self] request in
+            let (address, requested) = try deviceTarget(request)
+            let adapter = try keepAdapter(requested)
+            var removed = false
+            if let store {
+                do throws(StoreError) {
+                    removed = try await store.removeKeptConnection(adapter: adapter, address: address.description)
+                } catch {
+                    throw Self.storeProblem(error)
+                }
+            }
+            if keeper.release(address, adapter: adapter) { removed = true }
+            guard removed else {
+                throw Problem(.notFound, status: .notFound, detail: "\(address) on \(adapter) is not kept connected")
+            }
+            return Response(status: .noContent)
+        }
+        router.get("/v1/kept-connections") { [self] _ in
+            .json(.array(keeper.keptDevices().map(Self.keptJSON)))
+        }
+    }
+
+    /// The adapter a kept connection is stored under: the one asked for,
+    /// else the gateway's default, else BlueZ's first.
+    func keepAdapter(_ requested: String?) throws(Problem) -> String {
+        if let requested { return requested }
+        guard let first = central.adapters().first?.id else {
+            throw Problem(
+                .adapterUnavailable, status: .serviceUnavailable,
+                detail: "no adapter to keep the device on: name one with ?adapter= or start bluetoothd with an adapter")
+        }
+        return first
+    }
+
+    static func storeProblem(_ error: StoreError) -> Problem {
+        Problem(.internalError, status: .internalServerError, detail: "the state store failed: \(error.message)")
+    }
+
+    static func keptJSON(_ kept: ConnectionKeeper.KeptDevice) -> JSON {
+        var members: [(String, JSON)] = [
+            ("adapter", .string(kept.adapter)), ("address", .string(kept.address.description)),
+            ("status", .string(kept.status.rawValue)), ("failed_attempts", .int(kept.failedAttempts)),
+            ("max_attempts", kept.maxAttempts.map { .int($0) } ?? .null),
+        ]
+        if let reason = kept.lastReason { members.append(("last_reason", .string(reason))) }
+        return .object(members)
+    }
+
+    /// Starts keeping the connections the store holds (at start-up).
+    public func restoreKeptConnections() async throws(StoreError) -> Int {
+        guard let store else { return 0 }
+        var restored = 0
+        for kept in try await store.keptConnections() {
+            guard let address = BluetoothAddress(kept.address) else {
+                logger.warning("the state store keeps a connection to '\(kept.address)', which is not an address: skipped")
+                continue
+            }
+            var maxAttempts: Int?
+            if case .object(let members)? = try? JSON.parse(kept.options),
+                case .int(let value)? = members.first(where: { $0.0 == "max_attempts" })?.1
+            {
+                maxAttempts = value
+            }
+            keeper.keep(address, adapter: kept.adapter, maxAttempts: maxAttempts)
+            restored += 1
+        }
+        return restored
+    }
+}

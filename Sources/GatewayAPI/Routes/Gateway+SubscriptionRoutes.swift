@@ -1,0 +1,111 @@
+import BlueZ
+import HTTPServer
+import PersistedState
+
+extension Gateway {
+    func addSubscriptionRoutes(to router: inout Router) {
+        // Stored before the answer: the store has committed it.
+        router.post("/v1/subscriptions") { [self] request in
+            let body = try JSONBody(request, allowed: ["device", "characteristic", "service", "mode", "adapter"])
+            guard let deviceText = try body.string("device") else { throw Problem.invalidParameter("device", "is required") }
+            let address = try Request.bluetoothAddress(deviceText, parameter: "device")
+            guard let characteristicText = try body.string("characteristic", maxLength: 64) else {
+                throw Problem.invalidParameter("characteristic", "is required (a UUID, or handle:N)")
+            }
+            let service = try body.string("service", maxLength: 64).map { (text) throws(Problem) in
+                try Request.uuid(text, parameter: "service")
+            }
+            let selector = try Request.attribute(characteristicText, parameter: "characteristic", service: service)
+            let modeText = try body.string("mode") ?? "notify"
+            guard let mode = StandingSubscription.Mode(rawValue: modeText) else {
+                throw Problem.invalidParameter("mode", "must be notify or indicate, not '\(modeText)'")
+            }
+            if let adapter = try body.string("adapter") { try Request.checkAdapterName(adapter, parameter: "adapter") }
+            let adapter = try keepAdapter(try body.string("adapter") ?? configuration.defaultAdapter)
+            let characteristic: StandingSubscription.Characteristic
+            let serviceText: String?
+            switch selector {
+            case .handle(let handle):
+                characteristic = .handle(handle)
+                serviceText = nil
+            case .uuid(let uuid, let service):
+                characteristic = .uuid(uuid.description)
+                serviceText = service?.description
+            }
+            let subscription: StandingSubscription
+            if let store {
+                do throws(StoreError) {
+                    subscription = try await store.addSubscription(
+                        adapter: adapter, address: address.description, service: serviceText,
+                        characteristic: characteristic, mode: mode)
+                } catch {
+                    throw Self.storeProblem(error)
+                }
+            } else {
+                subscription = StandingSubscription(
+                    id: standing.makeLocalID(), adapter: adapter, address: address.description, service: serviceText,
+                    characteristic: characteristic, mode: mode, created: .now)
+            }
+            standing.start(subscription)
+            let entry = standing.entry(subscription.id)
+            return .json(entry.map(Self.subscriptionJSON) ?? .null, status: .created)
+        }
+        router.get("/v1/subscriptions") { [self] _ in
+            .json(.array(standing.entries.map(Self.subscriptionJSON)))
+        }
+        router.get("/v1/subscriptions/{id}") { [self] request in
+            let id = try subscriptionID(request)
+            guard let entry = standing.entry(id) else {
+                throw Problem(.notFound, status: .notFound, detail: "there is no standing subscription \(id)")
+            }
+            return .json(Self.subscriptionJSON(entry))
+        }
+        router.delete("/v1/subscriptions/{id}") { [self] request in
+            let id = try subscriptionID(request)
+            var removed = false
+            if let store {
+                do throws(StoreError) {
+                    removed = try await store.removeSubscription(id: id)
+                } catch {
+                    throw Self.storeProblem(error)
+                }
+            }
+            if standing.remove(id) { removed = true }
+            guard removed else {
+                throw Problem(.notFound, status: .notFound, detail: "there is no standing subscription \(id)")
+            }
+            return Response(status: .noContent)
+        }
+    }
+
+    private func subscriptionID(_ request: Request) throws(Problem) -> Int64 {
+        let text = request.pathParameter("id")
+        guard let id = Int64(text), id > 0 else { throw Problem.invalidParameter("id", "'\(text)' is not a subscription id") }
+        return id
+    }
+
+    static func subscriptionJSON(_ entry: StandingSubscriptions.Entry) -> JSON {
+        let subscription = entry.subscription
+        let characteristic: String
+        switch subscription.characteristic {
+        case .uuid(let uuid): characteristic = uuid
+        case .handle(let handle): characteristic = "handle:\(handle)"
+        }
+        var members: [(String, JSON)] = [
+            ("id", .int(Int(subscription.id))), ("adapter", .string(subscription.adapter)),
+            ("device", .string(subscription.address)), ("characteristic", .string(characteristic)),
+        ]
+        if let service = subscription.service { members.append(("service", .string(service))) }
+        members += [("mode", .string(subscription.mode.rawValue)), ("status", .string(entry.status.rawValue))]
+        if let reason = entry.lastReason { members.append(("last_reason", .string(reason))) }
+        return .object(members)
+    }
+
+    /// Starts holding the standing subscriptions the store holds (at start-up).
+    public func restoreSubscriptions() async throws(StoreError) -> Int {
+        guard let store else { return 0 }
+        let subscriptions = try await store.subscriptions()
+        for subscription in subscriptions { standing.start(subscription) }
+        return subscriptions.count
+    }
+}
