@@ -261,6 +261,13 @@ ctr run -d --name "$name" "${hardened[@]}" -v "$dir/run/dbus:/run/dbus" "$IMAGE"
 if wait_healthy "http://127.0.0.1:$port" "$name"; then
   pass "uid $(uid_in "$name") reaches bluez-sim through the mounted socket: /health answers 200"
   walkthrough "http://127.0.0.1:$port" "host bus"
+  # `docker stop` (compose: stop_grace_period 15s): SIGTERM to the gateway,
+  # PID 1 of the container, which ends what it started and exits 0.
+  ctr stop -t 15 "$name" > /dev/null 2>> "$dir/engine.log"
+  code=$(ctr inspect --format '{{.State.ExitCode}}' "$name" 2> /dev/null)
+  if [ "$code" = 0 ] && ctr logs "$name" 2>&1 | grep -q 'blegateway\] stopped'; then
+    pass "stop: the gateway ends on SIGTERM as PID 1 and exits 0"
+  else fail "stop: exit code '$code'; $(ctr logs "$name" 2>&1 | tail -2 | tr '\n' ' ')"; fi
 else
   fail "through the host bus: /health never answered 200 ($(curl -s "http://127.0.0.1:$port/health")); the gateway's log:"
   ctr logs "$name" 2>&1 | tail -20
