@@ -8,14 +8,15 @@
 
 SWIFT ?= swift
 # Debian packages that building and running the gateway need: the C
-# libraries' headers (libdbus, libmicrohttpd, libsqlite3), and dbus-daemon for `--simulate`'s private bus.
-BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev dbus-daemon
+# libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto), and dbus-daemon for `--simulate`'s private bus.
+BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libmosquitto-dev dbus-daemon
 # What the tests need as well. They drive real programs: busctl and gdbus
 # (independent D-Bus clients), bluetoothctl from bluez (the real BlueZ client,
 # against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq
-# (the e2e checks read the API's JSON with it), and python3-venv for the
+# (the e2e checks read the API's JSON with it), mosquitto and
+# mosquitto-clients (a real broker, mosquitto_sub and mosquitto_pub), and python3-venv for the
 # Python tools below.
-TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq python3-venv
+TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients python3-venv
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a

@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "BlueZ", targets: ["BlueZ"]),
         .library(name: "BlueZSimulator", targets: ["BlueZSimulator"]),
         .library(name: "PersistedState", targets: ["PersistedState"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+        .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
     ],
@@ -43,6 +45,16 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "DBus", dependencies: ["CDBus", "AsyncPrimitives"]),
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // MQTT knows nothing of Bluetooth or HTTP.
+        .target(
+            name: "MQTT",
+            dependencies: ["CMosquitto", .product(name: "DequeModule", package: "swift-collections")]
+        ),
         .target(
             name: "HTTPServer",
             dependencies: [
@@ -77,6 +89,9 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // Gateway events and commands over MQTT: a sibling of GatewayAPI's
+        // routes, through its public hooks (Sources/GatewayAPI/Bridging).
+        .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "MQTT"]),
         .executableTarget(
             name: "blegateway",
             dependencies: [
@@ -87,7 +102,7 @@ let package = Package(
             ]
         ),
 
-        .target(name: "TestSupport", dependencies: ["DBus", "CDBus"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["DBus", "CDBus", "MQTT"], path: "Tests/Support"),
         .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
@@ -111,6 +126,14 @@ let package = Package(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer"]),
+        // A process of its own that uses MQTT (Last Will tests, throughput).
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),
+        // Real mosquitto brokers; depends on mqtt-probe only so that it is built first.
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport", "mqtt-probe"]),
+        .testTarget(
+            name: "MQTTBridgeTests",
+            dependencies: ["MQTTBridge", "MQTT", "GatewayAPI", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+        ),
         // The real blegateway process, driven over HTTP; it depends on the
         // executable only so that it is built first.
         .testTarget(

@@ -174,6 +174,8 @@ paths:
       tags: [adapters]
       operationId: updateAdapter
       summary: Power an adapter on or off
+      parameters:
+        - $ref: "#/components/parameters/Timeout"
       requestBody:
         required: true
         content:
@@ -285,17 +287,6 @@ paths:
         "200":
           description: The devices.
           links:
-            ListServices:
-              operationId: listServices
-              parameters: { address: "$response.body#/address" }
-            DisconnectDevice:
-              operationId: disconnectDevice
-              parameters: { address: "$response.body#/address" }
-          links:
-            ConnectDevice:
-              operationId: connectDevice
-              parameters: { address: "$response.body#/address" }
-          links:
             GetDevice:
               operationId: getDevice
               parameters: { address: "$response.body#/0/address" }
@@ -325,23 +316,9 @@ paths:
         "200":
           description: The device.
           links:
-            GetCharacteristic:
-              operationId: getCharacteristic
-              parameters:
-                address: "$request.path.address"
-                characteristic: "$response.body#/0/characteristics/0/uuid"
-            ReadCharacteristic:
-              operationId: readCharacteristic
-              parameters:
-                address: "$request.path.address"
-                characteristic: "$response.body#/0/characteristics/0/uuid"
-                service: "$response.body#/0/uuid"
-            NotificationStream:
-              operationId: notificationStream
-              parameters:
-                address: "$request.path.address"
-                characteristic: "$response.body#/0/characteristics/0/uuid"
-                service: "$response.body#/0/uuid"
+            ConnectDevice:
+              operationId: connectDevice
+              parameters: { address: "$response.body#/address" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Device" }
@@ -353,6 +330,8 @@ paths:
       tags: [devices]
       operationId: forgetDevice
       summary: Forget a device (disconnects it and removes its pairing)
+      parameters:
+        - $ref: "#/components/parameters/Timeout"
       responses:
         "204": { description: The device is forgotten. }
         "400": { $ref: "#/components/responses/BadRequest" }
@@ -385,15 +364,12 @@ paths:
         "200":
           description: The connected device.
           links:
-            ReadCharacteristic:
-              operationId: readCharacteristic
-              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
-            WriteCharacteristic:
-              operationId: writeCharacteristic
-              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
-            NotificationStream:
-              operationId: notificationStream
-              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            ListServices:
+              operationId: listServices
+              parameters: { address: "$response.body#/address" }
+            DisconnectDevice:
+              operationId: disconnectDevice
+              parameters: { address: "$response.body#/address" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Device" }
@@ -442,6 +418,25 @@ paths:
       responses:
         "200":
           description: Services, each with its characteristics and their descriptors.
+          links:
+            GetCharacteristic:
+              operationId: getCharacteristic
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
+            ReadCharacteristic:
+              operationId: readCharacteristic
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
+            NotificationStream:
+              operationId: notificationStream
+              parameters:
+                address: "$request.path.address"
+                characteristic: "$response.body#/0/characteristics/0/uuid"
+                service: "$response.body#/0/uuid"
           content:
             application/json:
               schema:
@@ -465,6 +460,16 @@ paths:
       responses:
         "200":
           description: The characteristic.
+          links:
+            ReadCharacteristic:
+              operationId: readCharacteristic
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            WriteCharacteristic:
+              operationId: writeCharacteristic
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
+            NotificationStream:
+              operationId: notificationStream
+              parameters: { address: "$request.path.address", characteristic: "$response.body#/uuid", service: "$response.body#/service" }
           content:
             application/json:
               schema: { $ref: "#/components/schemas/Characteristic" }
@@ -965,7 +970,7 @@ components:
       type: string
       description: A Bluetooth address, any case, with `:` or `-` between bytes, or no separators.
       pattern: "^([0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$"
-      example: C4:7C:8D:6A:1B:01
+      example: C4:7C:8D:6A:3E:01
     Address:
       type: string
       description: A Bluetooth address in canonical form.

@@ -49,8 +49,10 @@ import Testing
         let beacon = try ObjectPath(TestScenarios.beaconPath)
         try await harness.discover(beacon)
         try await harness.stopDiscovery()
-        try await waitUntil("the beacon is forgotten") { try await !harness.managedPaths().contains(beacon) }
-        #expect(harness.signals.removed.contains(beacon))
+        // The recorder has a connection of its own: wait for the signal it
+        // must see, then check the tree agrees.
+        try await waitUntil("the beacon is forgotten, in a signal") { harness.signals.removed.contains(beacon) }
+        #expect(try await !harness.managedPaths().contains(beacon))
     }
 
     @Test func aLostScanStartReportIsHeardOneIntervalLater() async throws {
@@ -77,13 +79,17 @@ import Testing
         // running scan restarts it; the last client's StopDiscovery in the
         // middle is refused (the kernel rejects the second stop), the client
         // is dropped all the same, and Discovering is never set false.
-        // A 1.5 s restart, so that a loaded machine still stops inside it.
-        let harness = try await SimulatorHarness(options: SimulatorOptions(scanRestartWindow: .milliseconds(1500)))
+        // A 5 s restart, so that a heavily loaded machine still stops inside
+        // it; the test then waits for its end (it began before the call's
+        // reply, so it ends before the reply's time plus the window).
+        let window = Duration.seconds(5)
+        let harness = try await SimulatorHarness(options: SimulatorOptions(scanRestartWindow: window))
         defer { Task { await harness.close() } }
         try await harness.startDiscovery()
         let before = await harness.simulator.statistics.scanRestarts
         try await harness.call(
             adapter, adapterInterface, "SetDiscoveryFilter", [.vardict(["UUIDs": .strings(["180d"])])])
+        let restartEnds = ContinuousClock.now + window
         #expect(await harness.simulator.statistics.scanRestarts == before + 1)
         let refused = await harness.error(adapter, adapterInterface, "StopDiscovery")
         #expect(refused?.name.rawValue == "org.bluez.Error.InProgress")
@@ -93,7 +99,7 @@ import Testing
         #expect(again?.message == "No discovery started")
         // The next discovery sets it right.
         try await harness.startDiscovery()
-        try await Task.sleep(for: .milliseconds(1600))
+        try await Task.sleep(until: restartEnds + .milliseconds(100), clock: .continuous)
         try await harness.stopDiscovery()
         #expect(try await harness.property(adapter, "org.bluez.Adapter1", "Discovering")?.bool == false)
     }

@@ -51,9 +51,18 @@ extension Central {
     private func find(_ address: BluetoothAddress, adapter: String?, deadline: ContinuousClock.Instant)
         async throws(BlueZError) -> Device
     {
-        let session = try await scan(
-            adapter: adapter, filter: DiscoveryFilter(address: address), bufferSize: 16,
-            timeout: ContinuousClock.now.duration(to: deadline))
+        let session: DiscoverySession
+        do {
+            session = try await scan(
+                adapter: adapter, filter: DiscoveryFilter(address: address), bufferSize: 16,
+                timeout: ContinuousClock.now.duration(to: deadline))
+        } catch where error.code == .timeout {
+            // The deadline passed before the scan even started: still, the
+            // caller asked for the device, so the error names it.
+            var notFound = error
+            notFound.message = "\(address) was not found in time: \(error.message)"
+            throw notFound
+        }
         let finder = Task { () -> Device? in
             for await event in session {
                 if case .discovered(let device) = event { return device }

@@ -66,8 +66,7 @@ extension Gateway {
                 guard writer.write(data.eventFrame(id: log.nextID(), event: type)) else { return }
             }
             // The session ended underneath the stream (the gateway is stopping).
-            writer.write(Self.scanStopped(log, .gatewayStopping))
-            writer.finish()
+            writer.finish(with: Self.scanStopped(log, .gatewayStopping))
         }
         return writer
     }

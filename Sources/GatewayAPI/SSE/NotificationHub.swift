@@ -154,8 +154,7 @@ final class NotificationHub: Sendable {
     }
 
     private static func end(_ writer: StreamWriter, reason: String, detail: String, log: EventLog) {
-        writer.write(ended(reason, detail, log: log))
-        writer.finish()
+        writer.finish(with: ended(reason, detail, log: log))
     }
 
     /// A notification stream's last event.

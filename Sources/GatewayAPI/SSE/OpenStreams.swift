@@ -59,9 +59,10 @@ final class OpenStreams: Sendable {
         }
     }
 
+    /// The last event and the end in one step, so that a value delivered
+    /// meanwhile cannot follow the last event.
     private static func end(_ writer: StreamWriter, with lastEvent: ServerSentEvent?) {
-        if let lastEvent { _ = writer.write(lastEvent) }
-        writer.finish()
+        if let lastEvent { writer.finish(with: lastEvent) } else { writer.finish() }
     }
 
     var count: Int { writers.withLock { $0.open.count } }

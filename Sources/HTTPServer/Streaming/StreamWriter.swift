@@ -103,6 +103,21 @@ public final class StreamWriter: Sendable {
     /// then the body ends. Later writes return false.
     public func finish() { finish(.finished) }
 
+    /// Queues `event` as the stream's last and ends the stream, in one step:
+    /// no write from another thread can come between the two, so the event
+    /// is the last thing the client reads. Does nothing if the stream is no
+    /// longer open.
+    public func finish(with event: ServerSentEvent) {
+        let bytes = event.encoded
+        state.withLock { state in
+            guard case .open = state.phase else { return }
+            state.chunks.append(bytes)
+            state.bufferedBytes += bytes.count
+            state.phase = .finishing(.finished)
+            state.control?.resume()
+        }
+    }
+
     /// Whether writes are still accepted.
     public var isOpen: Bool {
         state.withLock { state in

@@ -1,0 +1,37 @@
+import BlueZ
+
+/// A gateway event as `GET /v1/events` carries it, for a transport other
+/// than SSE (the MQTT bridge): its type, what it is about, and its JSON.
+public struct BridgedEvent: Sendable {
+    /// The event type (`device-connected`, `characteristic-value`, …).
+    public let type: String
+    /// The adapter it is about (`hci0`), if any.
+    public let adapter: String?
+    /// The device it is about (canonical address), if any.
+    public let device: String?
+    /// For `characteristic-value`: the characteristic's UUID (full form).
+    public let characteristic: String?
+    /// The event's JSON, one line, the same as the SSE `data:` line.
+    public let json: String
+
+    init(_ event: CentralEvent) {
+        let rendered = GatewayEvent(event)
+        type = rendered.type
+        device = rendered.device
+        json = rendered.data().text
+        switch event {
+        case .adapterState(let adapter, _): self.adapter = adapter
+        case .adapterUpdated(let adapter): self.adapter = adapter.id
+        case .deviceDiscovered(let device), .deviceUpdated(let device), .deviceLost(let device),
+            .connected(let device), .servicesResolved(let device), .disconnected(let device, _):
+            self.adapter = device.adapter
+        case .characteristicValue(let value): self.adapter = value.adapter
+        case .availability: self.adapter = nil
+        }
+        if case .characteristicValue(let value) = event {
+            characteristic = value.characteristic.uuidString
+        } else {
+            characteristic = nil
+        }
+    }
+}

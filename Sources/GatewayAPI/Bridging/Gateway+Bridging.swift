@@ -1,0 +1,83 @@
+import BlueZ
+import HTTPServer
+
+// The public hooks a bridge to another transport (MQTT) uses: the events
+// with their SSE JSON, the REST API in-process, and notification
+// subscriptions that are not tied to an HTTP stream.
+extension Gateway {
+    /// The central's events from now on, each with the JSON that
+    /// `GET /v1/events` carries (built for every event: take this only when a
+    /// bridge is enabled). A consumer more than `bufferSize` events behind
+    /// loses the oldest.
+    public func bridgedEvents(bufferSize: Int = 16_384) -> AsyncStream<BridgedEvent> {
+        let events = central.events(bufferSize: bufferSize)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: BridgedEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let pump = Task {
+            for await event in events { continuation.yield(BridgedEvent(event)) }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in pump.cancel() }
+        return stream
+    }
+
+    /// The REST API for in-process callers (it carries the API key, so the
+    /// caller is trusted).
+    public func localAPI() -> LocalAPI {
+        LocalAPI(router: router(), apiKey: configuration.apiKey)
+    }
+
+    /// Subscribes to a characteristic's notifications for a bridge: values
+    /// then arrive as `characteristic-value` events (see `bridgedEvents`).
+    /// `address`, `characteristic` (UUID or `handle:N`), `service` and
+    /// `adapter` are read as the REST routes read them; a failure is the
+    /// problem JSON the notifications route would answer, with `instance`.
+    /// Ending the returned subscription's iteration ends the subscription.
+    public func subscribeForBridge(
+        address: String, characteristic: String, service: String?, adapter: String?, instance: String
+    ) async -> Result<NotificationSubscription, BridgeProblem> {
+        var query: [String] = []
+        if let service { query.append("service=\(service)") }
+        if let adapter { query.append("adapter=\(adapter)") }
+        var request = Request(method: .get, target: instance + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+        request.parameters = Parameters([(name: "address", value: address), (name: "characteristic", value: characteristic)])
+        var problem: Problem
+        do {
+            let (device, adapterName) = try deviceTarget(request)
+            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            return .success(try await central.subscribe(to: selector, of: device, adapter: adapterName))
+        } catch let error as Problem {
+            problem = error
+        } catch let error as BlueZError {
+            problem = Problem(error)
+        } catch {
+            problem = Problem(.internalError, status: .internalServerError, detail: "\(error)")
+        }
+        problem.instance = instance
+        return .failure(BridgeProblem(status: problem.status.code, json: problem.json))
+    }
+}
+
+/// A failure for a bridge: the HTTP status it would have and its
+/// `application/problem+json` body.
+public struct BridgeProblem: Error, Sendable, Hashable {
+    public let status: Int
+    public let json: [UInt8]
+}
+
+extension BridgeProblem {
+    /// A 400 `invalid-request` problem for a bridge's own input checks (a
+    /// command payload that is not the JSON expected).
+    public static func invalidRequest(_ detail: String, instance: String) -> BridgeProblem {
+        var problem = Problem(.invalidRequest, status: .badRequest, detail: detail)
+        problem.instance = instance
+        return BridgeProblem(status: problem.status.code, json: problem.json)
+    }
+
+    /// A 404 `not-found` problem (an unknown command).
+    public static func notFound(_ detail: String, instance: String) -> BridgeProblem {
+        var problem = Problem(.notFound, status: .notFound, detail: detail)
+        problem.instance = instance
+        return BridgeProblem(status: problem.status.code, json: problem.json)
+    }
+}

@@ -1,0 +1,186 @@
+import CMosquitto
+import Glibc
+
+// The loop thread: connect, run, reconnect with backoff, stop.
+extension ClientCore {
+    /// Starts the loop thread (once; later calls do nothing).
+    func start() {
+        let first = state.withLock { state -> Bool in
+            guard !state.started, !state.stopRequested else { return false }
+            state.started = true
+            return true
+        }
+        guard first else { return }
+        // The thread holds a strong reference until it ends, so callbacks
+        // (which find `self` through the unretained user-data pointer) never
+        // outlive it.
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let core = Unmanaged<ClientCore>.fromOpaque(argument).takeRetainedValue()
+            core.runLoop()
+            return nil
+        }, box)
+        precondition(result == 0, "pthread_create failed: \(result)")
+        state.withLock { $0.thread = thread }
+    }
+
+    /// Asks the loop thread to disconnect cleanly (the broker discards the
+    /// Will) and to end, and waits until it has.
+    func stop() async {
+        let thread = state.withLock { $0.thread }
+        requestStop()
+        guard thread != nil else {
+            finish()
+            return
+        }
+        while !loopFinished.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        // The thread has returned from its body, or is about to: joining does
+        // not block for long. Of several concurrent `stop()` calls, one joins.
+        let toJoin = state.withLock { state in
+            defer { state.thread = nil }
+            return state.thread
+        }
+        if let toJoin { pthread_join(toJoin, nil) }
+    }
+
+    /// Asks the loop thread to end without waiting for it: sends DISCONNECT
+    /// if connected (which also wakes `mosquitto_loop`; the loop thread sends
+    /// it again if a connection attempt was in flight) and wakes the wait
+    /// between reconnects.
+    func requestStop() {
+        state.withLock { $0.stopRequested = true }
+        mosquitto_disconnect_v5(handle, 0, nil)
+        wake()
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = withUnsafeBytes(of: &one) { write(wakeDescriptor, $0.baseAddress, $0.count) }
+    }
+
+    private var stopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// The loop thread's body.
+    private func runLoop() {
+        cmosq_set_thread_name("mqtt-loop")
+        var failures = 0
+        let broker = configuration.broker
+        while !stopRequested {
+            setConnection(.connecting)
+            let connectsBefore = state.withLock { $0.statistics.connections }
+            var result = connect(broker)
+            if result == CMOSQ_ERR_SUCCESS {
+                var disconnectSent = false
+                repeat {
+                    if stopRequested && !disconnectSent {
+                        mosquitto_disconnect_v5(handle, 0, nil)
+                        disconnectSent = true
+                    }
+                    // A short timeout bounds how late a stop request that
+                    // raced with a connection attempt is seen.
+                    result = mosquitto_loop(handle, 250, 1)
+                } while result == CMOSQ_ERR_SUCCESS
+            }
+            if stopRequested { break }
+            let reason = libraryErrorText(result)
+            state.withLock { state in
+                if case .disconnected = state.connection { return }
+                transition(&state, to: .disconnected(reason: reason))
+            }
+            let connected = state.withLock { $0.statistics.connections } > connectsBefore
+            failures = connected ? 0 : failures + 1
+            waitBeforeReconnecting(attempt: failures)
+        }
+        finish()
+        loopFinished.store(true, ordering: .releasing)
+    }
+
+    /// The client is stopped: observers end, waiting subscribers fail.
+    private func finish() {
+        let (observers, waiters) = state.withLock { state in
+            transition(&state, to: .stopped)
+            defer { state.observers.removeAll() }
+            var waiters: [CheckedContinuation<Void, any Error>] = []
+            for id in state.subscriptions.keys {
+                waiters += state.subscriptions[id]?.waiters ?? []
+                state.subscriptions[id]?.waiters = []
+            }
+            return (Array(state.observers.values), waiters)
+        }
+        for observer in observers { observer.finish() }
+        for waiter in waiters { waiter.resume(throwing: MQTTError(.stopped, "the MQTT client was stopped")) }
+    }
+
+    /// `mosquitto_connect_bind_v5`: a blocking connect, TLS handshake and
+    /// CONNECT (the CONNACK arrives later, in `mosquitto_loop`).
+    private func connect(_ broker: BrokerURL) -> Int32 {
+        var list: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&list) }
+        if configuration.protocolVersion == .v5, let expiry = configuration.sessionExpiryInterval {
+            let added = mosquitto_property_add_int32(&list, CMOSQ_PROP_SESSION_EXPIRY_INTERVAL, expiry)
+            guard added == CMOSQ_ERR_SUCCESS else { return added }
+        }
+        return mosquitto_connect_bind_v5(
+            handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive), nil, list)
+    }
+
+    /// Sleeps the backoff delay (doubling per failed attempt, capped), or
+    /// until `stop()` wakes the thread.
+    private func waitBeforeReconnecting(attempt: Int) {
+        var delay = configuration.reconnectDelay
+        for _ in 0..<max(0, attempt - 1) where delay < configuration.maximumReconnectDelay {
+            delay *= 2
+        }
+        delay = min(delay, configuration.maximumReconnectDelay)
+        let milliseconds = Int32(clamping: delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&descriptor, 1, max(milliseconds, 0))
+        var drained: UInt64 = 0
+        _ = withUnsafeMutableBytes(of: &drained) { read(wakeDescriptor, $0.baseAddress, $0.count) }
+    }
+
+    // MARK: State observers
+
+    func setConnection(_ connection: ConnectionState) {
+        state.withLock { transition(&$0, to: connection) }
+    }
+
+    /// Records a new connection state and tells the observers (called with
+    /// `state` held; yielding to an AsyncStream does not block).
+    func transition(_ state: inout State, to connection: ConnectionState) {
+        guard state.connection != connection, state.connection != .stopped else { return }
+        state.connection = connection
+        for observer in state.observers.values { observer.yield(connection) }
+    }
+
+    func observe() -> AsyncStream<ConnectionState> {
+        let (stream, continuation) = AsyncStream<ConnectionState>.makeStream(bufferingPolicy: .unbounded)
+        let id = state.withLock { state -> Int? in
+            continuation.yield(state.connection)
+            guard state.connection != .stopped else { return nil }
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.observers[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        // The termination handler must not wait for `state`: when the
+        // consumer's task is cancelled, it runs while the Swift runtime holds
+        // that task's status lock, and the loop thread, which yields to this
+        // stream with `state` held, needs that status lock to wake the task.
+        // Waiting here would deadlock both threads; a yield to a finished
+        // stream in the meantime is harmless.
+        continuation.onTermination = { [weak self] _ in
+            Task { _ = self?.state.withLock { $0.observers.removeValue(forKey: id) } }
+        }
+        return stream
+    }
+
+}

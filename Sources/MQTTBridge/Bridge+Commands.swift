@@ -1,0 +1,133 @@
+import Foundation
+import GatewayAPI
+import MQTT
+
+// Commands on `<prefix>/<id>/cmd/<command>`: a JSON object in, the REST
+// route's answer out (its JSON, or its problem JSON), on the request's
+// response topic with its correlation data.
+extension Bridge {
+    /// The commands and the REST routes they stand for.
+    static let commandNames = ["connect", "disconnect", "read", "write", "subscribe", "unsubscribe"]
+
+    func handleCommand(_ message: Message) async {
+        let command = String(message.topic.split(separator: "/").last ?? "")
+        let answer = await answer(command, message.payload, instance: message.topic)
+        let topic = message.properties.responseTopic ?? topics.response(command)
+        _ = try? client.publish(
+            topic, payload: answer.body, qos: .atLeastOnce,
+            properties: MessageProperties(
+                correlationData: message.properties.correlationData, contentType: answer.contentType,
+                userProperties: [UserProperty("status", String(answer.status))]))
+    }
+
+    private func answer(_ command: String, _ payload: [UInt8], instance: String) async -> LocalAPI.Answer {
+        guard Self.commandNames.contains(command) else {
+            return problem(.notFound("unknown command '\(command)' (one of \(Self.commandNames.joined(separator: ", ")))", instance: instance))
+        }
+        let object: [String: Any]
+        do {
+            guard let parsed = try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
+                return problem(.invalidRequest("the payload must be a JSON object", instance: instance))
+            }
+            object = parsed
+        } catch {
+            return problem(.invalidRequest("the payload is not JSON", instance: instance))
+        }
+        func text(_ key: String) -> String? { object[key] as? String }
+        guard let address = text("address") else {
+            return problem(.invalidRequest("address: is required (AA:BB:CC:DD:EE:FF)", instance: instance))
+        }
+        var query: [(String, String)] = []
+        if let adapter = text("adapter") { query.append(("adapter", adapter)) }
+        if let timeout = object["timeout_ms"] as? Int { query.append(("timeout_ms", String(timeout))) }
+        let device = "/v1/devices/\(Self.escaped(address))"
+
+        switch command {
+        case "connect", "disconnect":
+            return await api.send("POST", "\(device)/\(command)" + Self.queryString(query))
+        case "read", "write", "subscribe", "unsubscribe":
+            guard let characteristic = text("characteristic") else {
+                return problem(.invalidRequest("characteristic: is required (a UUID or handle:N)", instance: instance))
+            }
+            let service = text("service")
+            if command == "subscribe" || command == "unsubscribe" {
+                return await notifications(
+                    command == "subscribe", address: address, characteristic: characteristic, service: service,
+                    adapter: text("adapter"), instance: instance)
+            }
+            if let service { query.append(("service", service)) }
+            let path = "\(device)/characteristics/\(Self.escaped(characteristic))/value"
+            if command == "read" {
+                if let encoding = text("encoding") { query.append(("encoding", encoding)) }
+                return await api.send("GET", path + Self.queryString(query))
+            }
+            var body: [String: Any] = [:]
+            for key in ["value", "encoding", "type"] { if let value = object[key] { body[key] = value } }
+            if let offset = object["offset"] { body["offset"] = offset }
+            let json = (try? JSONSerialization.data(withJSONObject: body)).map(Array.init) ?? []
+            return await api.send("PUT", path + Self.queryString(query), json: json)
+        default:
+            return problem(.notFound("unknown command '\(command)'", instance: instance))
+        }
+    }
+
+    /// `subscribe`: the characteristic's values go to
+    /// `…/devices/<address>/characteristics/<uuid>` until `unsubscribe`, the
+    /// device disconnects, or the bridge stops. Subscribing twice is one
+    /// subscription.
+    private func notifications(
+        _ subscribe: Bool, address: String, characteristic: String, service: String?, adapter: String?,
+        instance: String
+    ) async -> LocalAPI.Answer {
+        let key = [address.uppercased(), characteristic.lowercased(), service?.lowercased() ?? "", adapter ?? ""]
+            .joined(separator: "|")
+        guard subscribe else {
+            let task = subscriptions.withLock { $0.removeValue(forKey: key) }
+            task?.cancel()
+            return LocalAPI.Answer(
+                status: 200, contentType: "application/json",
+                body: Array(#"{"subscribed":false}"#.utf8))
+        }
+        if subscriptions.withLock({ $0[key] != nil }) {
+            return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
+        }
+        let result = await gateway.subscribeForBridge(
+            address: address, characteristic: characteristic, service: service, adapter: adapter, instance: instance)
+        switch result {
+        case .failure(let failure):
+            return problem(failure)
+        case .success(let subscription):
+            // Values reach MQTT through the event feed; this task only keeps
+            // the subscription open until it ends or is cancelled.
+            let task = Task { [weak self] in
+                do {
+                    for try await _ in subscription {}
+                } catch {}
+                _ = self?.subscriptions.withLock { $0.removeValue(forKey: key) }
+            }
+            let previous = subscriptions.withLock { subscriptions -> Task<Void, Never>? in
+                defer { subscriptions[key] = task }
+                return subscriptions[key]
+            }
+            previous?.cancel()
+            return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
+        }
+    }
+
+    private func problem(_ problem: BridgeProblem) -> LocalAPI.Answer {
+        LocalAPI.Answer(status: problem.status, contentType: "application/problem+json", body: problem.json)
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
+            ?? text
+    }
+
+    private static func queryString(_ items: [(String, String)]) -> String {
+        guard !items.isEmpty else { return "" }
+        let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
+        return "?"
+            + items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }
+            .joined(separator: "&")
+    }
+}

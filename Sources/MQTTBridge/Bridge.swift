@@ -1,0 +1,136 @@
+import GatewayAPI
+import MQTT
+import Synchronization
+
+/// Publishes a gateway's events to an MQTT broker and takes commands from
+/// it (docs/mqtt.md has the topics and payloads).
+///
+/// - `<prefix>/<id>/status`: `online` (retained) while the bridge runs,
+///   `offline` (retained) after `stop()`, and the same as its Last Will.
+/// - Events under `<prefix>/<id>/adapters/…` and `…/devices/<address>/…`,
+///   each payload the JSON of the matching `GET /v1/events` event.
+/// - Commands on `<prefix>/<id>/cmd/<command>`, answered MQTT 5 style on the
+///   request's response topic with its correlation data.
+///
+/// ```swift
+/// let bridge = try Bridge(gateway: gateway, mqtt: mqttConfiguration,
+///                         configuration: BridgeConfiguration(gatewayID: "hall"))
+/// bridge.start()
+/// …
+/// await bridge.stop()
+/// ```
+public final class Bridge: Sendable {
+    public let configuration: BridgeConfiguration
+    /// The MQTT client (its statistics and connection state are useful to
+    /// report).
+    public let client: Client
+    let gateway: Gateway
+    let api: LocalAPI
+    let topics: Topics
+    let tasks = Mutex<[Task<Void, Never>]>([])
+    let throttle: Mutex<AdvertisementThrottle>
+    /// Notification subscriptions made by `cmd/subscribe`, by key.
+    let subscriptions = Mutex<[String: Task<Void, Never>]>([:])
+
+    /// Prepares the bridge. The MQTT configuration's Will is replaced by the
+    /// bridge's (`offline` on the status topic); an empty client id becomes
+    /// `blegateway-<gateway id>`.
+    public init(gateway: Gateway, mqtt: MQTT.Configuration, configuration: BridgeConfiguration) throws {
+        guard !configuration.gatewayID.isEmpty,
+            !configuration.gatewayID.contains(where: { "/+#".contains($0) }),
+            !configuration.topicPrefix.isEmpty, !configuration.topicPrefix.contains(where: { "+#".contains($0) })
+        else {
+            throw MQTTError(
+                .invalidArgument, "a gateway id is one MQTT topic level (no /, + or #): '\(configuration.gatewayID)'")
+        }
+        self.configuration = configuration
+        self.gateway = gateway
+        self.api = gateway.localAPI()
+        self.topics = Topics(base: configuration.base)
+        self.throttle = Mutex(AdvertisementThrottle(interval: configuration.advertisementInterval))
+        var mqtt = mqtt
+        if mqtt.clientID.isEmpty { mqtt.clientID = "blegateway-\(configuration.gatewayID)" }
+        mqtt.will = Will(topic: topics.status, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+        self.client = try Client(configuration: mqtt)
+    }
+
+    /// Connects (in the background), announces `online` on every
+    /// (re)connection, subscribes to the commands and starts publishing
+    /// events. Events from before this call are not published.
+    public func start() async throws {
+        let states = client.connectionStates()
+        let events = gateway.bridgedEvents()
+        client.start()
+        _ = try await client.subscribe(topics.commands, qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            // On the MQTT thread: commands wait for Bluetooth, so each runs
+            // in a task of its own.
+            guard let self else { return }
+            Task { await self.handleCommand(message) }
+        }
+        let status = topics.status
+        let announce = Task { [client] in
+            for await state in states where state == .connected {
+                _ = try? client.publish(status, payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
+            }
+        }
+        let pump = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.publish(event)
+            }
+        }
+        let interval = configuration.advertisementInterval
+        let flusher = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval / 4)
+                guard let self else { return }
+                let ready = self.throttle.withLock { $0.due(now: .now) }
+                for item in ready {
+                    _ = try? self.client.publish(item.topic, payload: Array(item.json.utf8), properties: Self.json)
+                }
+            }
+        }
+        tasks.withLock { $0 += [announce, pump, flusher] }
+    }
+
+    /// Publishes `offline` (retained), waits up to `timeout` for it and any
+    /// other QoS 1 message to be delivered, ends command subscriptions and
+    /// disconnects cleanly.
+    public func stop(timeout: Duration = .seconds(5)) async {
+        let running = tasks.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in running { task.cancel() }
+        let notifications = subscriptions.withLock { subscriptions in
+            defer { subscriptions.removeAll() }
+            return Array(subscriptions.values)
+        }
+        for task in notifications { task.cancel() }
+        if client.connectionState.isConnected {
+            _ = try? client.publish(topics.status, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
+            _ = await client.waitUntilDelivered(timeout: timeout)
+        }
+        await client.stop()
+    }
+
+    /// Publishes one event where `Topics` routes it.
+    func publish(_ event: BridgedEvent) {
+        guard let route = topics.route(event, valueQoS: configuration.valueQoS) else { return }
+        if event.type == "device-discovered" || event.type == "device-updated", let device = event.device {
+            let now = ContinuousClock.now
+            guard let item = throttle.withLock({ $0.offer(device: device, topic: route.topic, json: event.json, now: now) })
+            else { return }
+            _ = try? client.publish(
+                item.topic, payload: Array(item.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
+            return
+        }
+        if event.type == "device-lost", let device = event.device { throttle.withLock { $0.forget(device) } }
+        _ = try? client.publish(
+            route.topic, payload: Array(event.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
+    }
+
+    /// Event payloads are JSON.
+    static let json = MessageProperties(contentType: "application/json")
+}

@@ -1,0 +1,48 @@
+import GatewayAPI
+import MQTT
+
+/// Where each gateway event goes, and how. The tree is designed so that a
+/// fleet on one broker can share it: everything a gateway says is under its
+/// own `<prefix>/<gateway-id>/`, devices are named by address one level
+/// below `devices/`, and commands sit under `cmd/` so that a later
+/// `<prefix>/any/cmd/…` tree can be routed without renaming anything.
+struct Topics {
+    let base: String
+
+    /// The retained `online` / `offline` availability (also the Last Will).
+    var status: String { "\(base)/status" }
+    /// Commands: `cmd/<command>`.
+    var commands: String { "\(base)/cmd/+" }
+    func command(_ name: String) -> String { "\(base)/cmd/\(name)" }
+    /// Where answers go when a request names no response topic.
+    func response(_ command: String) -> String { "\(base)/responses/\(command)" }
+
+    /// What one event becomes: topic, QoS, retain; nil for events not
+    /// published.
+    func route(_ event: BridgedEvent, valueQoS: QoS) -> (topic: String, qos: QoS, retain: Bool)? {
+        switch event.type {
+        case "adapter-state":
+            guard let adapter = event.adapter else { return nil }
+            return ("\(base)/adapters/\(adapter)/state", .atLeastOnce, true)
+        case "adapter-updated":
+            guard let adapter = event.adapter else { return nil }
+            return ("\(base)/adapters/\(adapter)/details", .atLeastOnce, true)
+        case "bluez-state":
+            return ("\(base)/bluez", .atLeastOnce, true)
+        case "device-discovered", "device-updated":
+            guard let device = event.device else { return nil }
+            return ("\(base)/devices/\(device)/advertisement", .atMostOnce, false)
+        case "device-lost":
+            guard let device = event.device else { return nil }
+            return ("\(base)/devices/\(device)/lost", .atLeastOnce, false)
+        case "device-connected", "services-resolved", "device-disconnected":
+            guard let device = event.device else { return nil }
+            return ("\(base)/devices/\(device)/connection", .atLeastOnce, true)
+        case "characteristic-value":
+            guard let device = event.device, let characteristic = event.characteristic else { return nil }
+            return ("\(base)/devices/\(device)/characteristics/\(characteristic)", valueQoS, false)
+        default:
+            return nil
+        }
+    }
+}
