@@ -39,7 +39,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test docker-check scale-sim e2e e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -71,10 +71,21 @@ test: test-deps
 	$(SWIFT) test --skip-build
 	$(MAKE) docker-check
 
-## docker/ without a Docker engine: hadolint, compose schema, the runtime
-## libraries of the release binary, the D-Bus policy (docker/README.md).
+## docker/: hadolint, compose schema, the runtime libraries of the release
+## binary, the D-Bus policy (docker/check.sh); then the image built and run
+## for real (docker-run-check). docker/README.md says what each proves.
 docker-check: test-deps
 	bash docker/check.sh
+	$(MAKE) docker-run-check
+
+## The image built and run (docker/container-check.sh): --simulate inside,
+## then a host-like system bus from outside through the shipped D-Bus
+## policy, and without it. Needs root and a container engine (podman from
+## CONTAINER_TOOLS, ../shared/container by default, which also makes the base
+## images once per machine); where containers cannot run (a chroot, as in
+## CI's clean root) it says so and passes: .ci/run runs it on the host.
+docker-run-check: test-packages
+	SWIFT="$(SWIFT)" bash docker/container-check.sh
 
 ## The simulator's scale tests (1,000 advertisers, 20,000 notifications/s),
 ## in a release build; they print their figures.
@@ -88,6 +99,11 @@ scale-sim: test-deps
 ## a VM); BLUEZ_VM_DIR=/tmp/somewhere keeps its logs apart.
 e2e: test-deps
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh
+
+## The same checks against the image (docker/Dockerfile) on this machine,
+## on the VM's bluetoothd through its forwarded system bus (root).
+e2e-container: test-packages
+	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh --container
 
 ## The same checks against the built-in simulator (no VM, no root).
 e2e-sim: test-deps

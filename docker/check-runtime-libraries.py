@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the runtime stage of docker/Dockerfile provides every shared
-library the gateway binary needs.
+library the gateway binary needs (the stage that installs Debian's runtime
+packages; the final image then holds the files `ldd` names, copied from it).
 
 Each library `ldd` resolves is mapped to its Debian package (`dpkg -S`); the
 package must be one the runtime stage installs, one of their dependencies, or
@@ -50,7 +51,9 @@ def package_of(path):
 def runtime_packages(dockerfile):
     text = open(dockerfile).read().replace("\\\n", " ")
     stages = re.split(r"^FROM\s", text, flags=re.M)
-    runtime = stages[-1]
+    # The stage that installs the runtime packages: the last one with an
+    # apt-get install (the final stage copies only the files it picked).
+    runtime = next((stage for stage in reversed(stages) if "apt-get install" in stage), stages[-1])
     packages = set()
     for match in re.finditer(r"apt-get install ([^&;]*)", runtime):
         packages.update(word for word in match.group(1).split() if not word.startswith("-"))

@@ -127,6 +127,8 @@ else
   <policy user="root">
     <allow own="org.bluez"/>
     <allow send_destination="org.bluez"/>
+    <!-- bluez-sim's control interface (docs/simulator.md), not bluetoothd's -->
+    <allow own="org.blegateway.Simulator"/>
   </policy>
   <includedir>$dir/system.d</includedir>
 </busconfig>

@@ -45,6 +45,14 @@ enum GatewayLauncher {
                 /run/dbus/system_bus_socket; without Bluetooth, try --simulate.
                 """)
         }
+        if simulation == nil {
+            do {
+                try await checkBlueZAccess(on: connection)
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
         let central = Central(connection: connection)
         do {
             try await central.start()
@@ -184,6 +192,30 @@ enum GatewayLauncher {
         } catch {
             daemon.stop()
             throw StartupError("the simulator did not start: \(error)")
+        }
+    }
+
+    /// Fails when the bus's policy refuses this user's calls to bluetoothd.
+    /// The central would otherwise read the refusal as bluetoothd being
+    /// away and wait for it forever, while only the host's policy can help
+    /// (a container's uid is rarely root or in the `bluetooth` group that
+    /// upstream BlueZ's policy admits). `Peer.Ping` is answered by libdbus
+    /// itself, so it goes through exactly when calls to `org.bluez` do; a
+    /// missing or hung bluetoothd is left to the central to report.
+    private static func checkBlueZAccess(on connection: Connection) async throws(StartupError) {
+        do {
+            _ = try await connection.call(
+                destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
+                timeout: .seconds(5))
+        } catch let error as DBusError where error.isAccessDenied {
+            throw StartupError(
+                """
+                the bus's policy refuses this user (uid \(getuid())) calls to bluetoothd (org.bluez): \(error.message). \
+                On the host, install the policy docker/dbus/blegateway.conf as /etc/dbus-1/system.d/blegateway.conf \
+                and reload D-Bus (see docker/README.md), or run as a user the host's policy lets call org.bluez.
+                """)
+        } catch {
+            return
         }
     }
 

@@ -11,6 +11,11 @@
 #   Tests/e2e/run.sh              the real stack in the VM (root; 2 to 4 min)
 #   Tests/e2e/run.sh --simulate   the same checks against the built-in
 #                                 simulator (Tests/e2e/example-peripheral.yaml)
+#   Tests/e2e/run.sh --container  the same checks against the image
+#                                 (docker/Dockerfile, IMAGE, default
+#                                 blegateway:check, built when missing) on
+#                                 this machine, on the guest's system bus
+#                                 forwarded by the rig (--bus-port; root)
 #
 # Environment: SWIFT (default swift), BLUEZ_VM (the rig's folder, default
 # ../shared/bluez-vm), BLUEZ_VM_DIR (the rig's state and logs, default
@@ -28,13 +33,16 @@ mode=vm
 case "${1:-}" in
     "") ;;
     --simulate) mode=simulate ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [--simulate]" >&2; exit 2 ;;
+    --container) mode=container ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "usage: $0 [--simulate | --container]" >&2; exit 2 ;;
 esac
 
-echo "e2e: building blegateway"
-"$SWIFT" build --product blegateway
-BIN=$("$SWIFT" build --show-bin-path)/blegateway
+if [ "$mode" != container ]; then
+    echo "e2e: building blegateway"
+    "$SWIFT" build --product blegateway
+    BIN=$("$SWIFT" build --show-bin-path)/blegateway
+fi
 
 if [ "$mode" = simulate ]; then
     # The simulator in-process, on a private bus, on a free loopback port.
@@ -66,11 +74,34 @@ fi
 as_root=()
 [ "$(id -u)" = 0 ] || as_root=(sudo --preserve-env=BLUEZ_VM_DIR)
 
-# In the guest the gateway listens on every interface of the guest, which
-# is reachable only through the rig's forwarded port on 127.0.0.1.
-guest_cmd="exec $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug"
 output=$(mktemp)
 trap 'rm -f "$output"' EXIT
+if [ "$mode" = container ]; then
+    # The image on this machine, as a user runs it, on the guest's system
+    # bus forwarded over TCP (ANONYMOUS; no fd passing, which the gateway
+    # does not need); the checks drive the container's port.
+    IMAGE=${IMAGE:-blegateway:check}
+    ENGINE=${CONTAINER_ENGINE:-$ROOT/../shared/container/podman.sh}
+    [ -x "$ENGINE" ] || ENGINE=docker
+    if ! "$ENGINE" image inspect "$IMAGE" > /dev/null 2>&1; then
+        echo "e2e: building $IMAGE (docker/container-check.sh builds it the same way)"
+        options=(--format docker)
+        if [ -x "$ROOT/../shared/container/base-images.sh" ]; then
+            options+=(--pull=never -v /opt/swift-packages:/opt/swift-packages:ro -v /etc/gitconfig:/etc/gitconfig:ro)
+        fi
+        "$ENGINE" build "${options[@]}" -f docker/Dockerfile -t "$IMAGE" . || exit 2
+    fi
+    bus_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    name=blegateway-e2e-$$
+    host_cmd="$(printf '%q' "$ROOT/Tests/e2e/container-host-cmd.sh") $(printf '%q' "$ENGINE") $IMAGE $name $bus_port $http_port"
+    rig_args=(--bus-port "$bus_port" --host-cmd "$host_cmd")
+else
+    # In the guest the gateway listens on every interface of the guest, which
+    # is reachable only through the rig's forwarded port on 127.0.0.1.
+    guest_cmd="exec $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug"
+    rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "$(printf '%q' "$CHECKS")")
+fi
 # --hold bounds the checks (about a minute; up to 3 on a loaded machine),
 # --timeout the whole run, boot and package installation included. A guest
 # kernel that did not boot (under software emulation on a busy host it can
@@ -78,15 +109,14 @@ trap 'rm -f "$output"' EXIT
 # more; a check that fails is never retried.
 for attempt in 1 2; do
     status=0
-    "${as_root[@]}" "$RIG" --quiet --no-checker --share "$ROOT" \
-        --guest-cmd "$guest_cmd" --guest-port 8080 \
-        --host-cmd "$(printf '%q' "$CHECKS")" --hold 200 --timeout 290 2>&1 | tee "$output" || status=$?
+    "${as_root[@]}" "$RIG" --quiet --no-checker "${rig_args[@]}" --hold 200 --timeout 290 2>&1 | tee "$output" || status=$?
     if [ "$status" = 2 ] && [ "$attempt" = 1 ] && grep -q "guest did not boot" "$output"; then
         echo "e2e: the guest did not boot; booting it once more"
         continue
     fi
     break
 done
+if [ "$mode" = container ]; then "$ENGINE" rm -f "$name" > /dev/null 2>&1 || true; fi
 
 run_dir=$(sed -n 's/^logs: //p' "$output" | tail -1)
 [ -n "$run_dir" ] || run_dir="${BLUEZ_VM_DIR:-/tmp/bluez-vm}/runs/latest"
@@ -97,7 +127,7 @@ else
     echo "e2e: FAILED (rig exit status $status) after $(($(date +%s) - START)) s. Why, in $run_dir:"
     echo "  host-cmd.log    these checks (each FAIL line says what was expected)"
     echo "  api/            every request and response (requests.log) and every stream (*.sse)"
-    echo "  guest-cmd.log   the gateway's log (debug)"
+    echo "  guest-cmd.log   the gateway's log (debug; with --container: container.log)"
     echo "  bluetoothd.log  bluetoothd -d; dbus-monitor.log its PropertiesChanged"
     echo "  hci.btsnoop     the HCI traffic of both controllers (btmon -r hci.btsnoop)"
     echo "  console.log     the guest's boot and setup"
