@@ -70,7 +70,10 @@ import Testing
     /// links from scan results to devices and their GATT routes); the
     /// gateway must never answer 500. Streams are included: each event is
     /// validated against its stream's `itemSchema`, and the hooks in
-    /// Tests/schemathesis keep valid streams, scans and timeouts short. One
+    /// Tests/schemathesis keep valid streams, scans and timeouts short (a
+    /// connect or pair given a short timeout still takes a few seconds to
+    /// give up cleanly, more on a loaded machine: hence the 30 s request
+    /// timeout rather than schemathesis's 10 s). One
     /// worker: schemathesis's generator is not thread-safe on CPython 3.11
     /// (`SystemError: AST constructor recursion depth mismatch`).
     @Test(.timeLimit(.minutes(15))) func schemathesisFindsNothing() async throws {
@@ -84,7 +87,7 @@ import Testing
             schemathesis run "\(Self.specPath)" --url "\(gateway.baseURL)" \
               --checks all --exclude-checks not_a_server_error \
               --phases examples,coverage,fuzzing,stateful \
-              --max-examples 15 --workers 1 --max-response-time 130 \
+              --max-examples 15 --workers 1 --request-timeout 30 --max-response-time 130 \
               --generation-deterministic --no-color
             """
         let result = try await run(["sh", "-c", script], timeout: .seconds(14 * 60))
