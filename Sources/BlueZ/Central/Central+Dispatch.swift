@@ -23,11 +23,18 @@ extension Central {
                 deliver(value, of: path, in: state)
 
             case .deviceAdded(let path):
+                if !fromSnapshot, state.tree.devices[path]?.advertisement.rssi != nil {
+                    state.tree.devices[path]?.lastSeen = Date()
+                }
                 guard let device = state.tree.devices[path] else { continue }
                 if hasEvents { emit(.deviceDiscovered(device), in: state) }
                 if !fromSnapshot, device.advertisement.rssi != nil { report(device, in: &state) }
 
             case .deviceChanged(let path, let keys):
+                // An RSSI invalidated (discovery stopped) is no sighting.
+                if keys.contains(where: Device1.heardKeys.contains), state.tree.devices[path]?.advertisement.rssi != nil {
+                    state.tree.devices[path]?.lastSeen = Date()
+                }
                 guard let device = state.tree.devices[path] else { continue }
                 if hasEvents { emit(.deviceUpdated(device), in: state) }
                 if !state.sessions.isEmpty, keys.contains(where: Device1.advertisementKeys.contains) {
