@@ -23,6 +23,10 @@ public struct GatewayConfiguration: Sendable {
     /// The default and longest `POST /v1/scan` durations.
     public var defaultScanDuration: Duration
     public var maximumScanDuration: Duration
+    /// How long a scan stream waits without hearing a device before it
+    /// reports the device `lost` (a request's `presence_timeout_ms`
+    /// overrides it); nil: only when bluetoothd removes it.
+    public var presenceTimeout: Duration? = nil
 
     public init(
         version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,

@@ -42,13 +42,12 @@ enum GatewayLauncher {
         }
         reportBluetooth(central, settings: settings, logger: logger)
 
-        let gateway = Gateway(
-            central: central,
-            configuration: GatewayConfiguration(
-                version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
-                defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
-                heartbeatInterval: settings.heartbeatInterval),
-            logger: logger)
+        var configuration = GatewayConfiguration(
+            version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
+            defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
+            heartbeatInterval: settings.heartbeatInterval)
+        configuration.presenceTimeout = settings.presenceTimeout
+        let gateway = Gateway(central: central, configuration: configuration, logger: logger)
         gateway.start()
         let server: Server
         do {

@@ -21,6 +21,8 @@ struct Settings {
     var maxConnectionsPerClient: Int
     var requestHeaderTimeout: Duration
     var heartbeatInterval: Duration
+    /// nil: devices are lost only when bluetoothd removes them.
+    var presenceTimeout: Duration?
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
@@ -64,5 +66,6 @@ struct Settings {
         maxConnections = command.maxConnections
         maxConnectionsPerClient = command.maxConnectionsPerClient
         requestHeaderTimeout = .milliseconds(Int(command.requestHeaderTimeout * 1000))
+        presenceTimeout = command.presenceTimeout > 0 ? .milliseconds(Int(command.presenceTimeout * 1000)) : nil
     }
 }

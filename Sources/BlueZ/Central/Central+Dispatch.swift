@@ -46,7 +46,7 @@ extension Central {
                 state.connectedByUs.remove(device.path)
                 // In place, as in `report`: no copy of a session's table per device.
                 for id in Array(state.sessions.keys) {
-                    guard state.sessions[id]?.reported.removeValue(forKey: device.path) != nil else { continue }
+                    guard state.sessions[id]?.forget(device.path) == true else { continue }
                     state.sessions[id]?.continuation.yield(.lost(device))
                 }
                 endSubscriptions(
@@ -161,6 +161,7 @@ extension Central {
         for (id, session) in state.sessions where session.adapterPath == adapterPath {
             session.continuation.yield(.interrupted(reason))
             state.sessions[id]?.reported = [:]
+            state.sessions[id]?.reportedAt = [:]
             state.sessions[id]?.interrupted = true
         }
     }

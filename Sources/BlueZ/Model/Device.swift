@@ -43,6 +43,9 @@ public struct Device: Sendable, Hashable {
     /// exchanged it (the `MTU` of its GATT characteristics, BlueZ 5.62+);
     /// filled in snapshots the central hands out.
     public var mtu: UInt16?
+    /// The RSSI averaged over the reports a discovery session saw, when
+    /// its filter asks for smoothing (`DiscoveryFilter.rssiSmoothing`).
+    public var smoothedRSSI: Double?
 
     public init(path: ObjectPath, adapter: String, address: BluetoothAddress) {
         self.path = path

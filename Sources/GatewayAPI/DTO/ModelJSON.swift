@@ -52,6 +52,7 @@ enum ModelJSON {
         if let flags = advertisement.flags {
             members.append(("advertising_flags", .string(ByteEncoding.hex(flags))))
         }
+        members += advertisementDetails(device)
         members += [
             ("connected", .bool(device.connected)),
             ("paired", .bool(device.paired)),
@@ -60,6 +61,7 @@ enum ModelJSON {
             ("blocked", .bool(device.blocked)),
             ("services_resolved", .bool(device.servicesResolved)),
         ]
+        if let mtu = device.mtu { members.append(("mtu", .int(Int(mtu)))) }
         return .object(members)
     }
 
