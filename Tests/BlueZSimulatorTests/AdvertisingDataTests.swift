@@ -32,7 +32,10 @@ import Testing
         try await waitUntil("the Eddystone beacon appears") {
             try await harness.managedPaths().contains(path)
         }
-        #expect(try await harness.property(path, "org.bluez.Device1", "AdvertisingData") == nil)
-        #expect(try await harness.property(path, "org.bluez.Device1", "ServiceData") != nil)
+        let all = try await harness.call(path, .properties, "GetAll", [.string("org.bluez.Device1")])
+        let properties = try #require(all.first?.vardict)
+        #expect(properties["AdvertisingData"] == nil)
+        #expect(properties["AdvertisingFlags"] == nil)
+        #expect(properties["ServiceData"] != nil)
     }
 }

@@ -83,7 +83,7 @@ struct SessionRecord {
     /// (without duplicates, only when its advertisement data changed; no
     /// more often than the minimum interval) and remembers what was
     /// reported. A device reported silent comes back only when heard again.
-    mutating func offer(_ device: Device, now: ContinuousClock.Instant = .now) {
+    mutating func offer(_ device: Device, now: ContinuousClock.Instant = .now, date: Date = Date()) {
         guard filter.matches(device) else { return }
         var device = device
         if let weight = filter.rssiSmoothing, let rssi = device.advertisement.signalStrength {
@@ -98,7 +98,7 @@ struct SessionRecord {
             }
             continuation.yield(.updated(device))
         } else {
-            if let timeout = filter.presenceTimeout, isSilent(device, timeout: timeout) { return }
+            if let timeout = filter.presenceTimeout, isSilent(device, timeout: timeout, now: date) { return }
             continuation.yield(.discovered(device))
         }
         reported[device.path] = device.advertisement
