@@ -65,12 +65,14 @@ enum ModelJSON {
         return .object(members)
     }
 
-    static func service(_ service: GATTService) -> JSON {
+    /// A service; `database`, the device's services, names its includes.
+    static func service(_ service: GATTService, in database: [GATTService] = []) -> JSON {
         var members: [(String, JSON)] = [("uuid", .string(service.uuid.uuidString))]
         if let name = service.uuid.name(as: .service) ?? service.uuid.name { members.append(("name", .string(name))) }
         members += [
             ("primary", .bool(service.primary)),
             ("handle", .int(Int(service.handle ?? 0))),
+            ("includes", .array(includes(of: service, in: database))),
             ("characteristics", .array(service.characteristics.map { characteristic($0, service: service.uuid) })),
         ]
         return .object(members)

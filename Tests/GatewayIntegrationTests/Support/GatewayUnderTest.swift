@@ -21,14 +21,16 @@ final class GatewayUnderTest: Sendable {
 
     /// Starts the simulator with `scenario` and the gateway with `arguments`.
     static func start(
-        scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:]
+        scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:],
+        experimental: Bool = false
     ) async throws -> GatewayUnderTest {
         let bus = try TestBus()
         let connection = try await bus.connect()
         // Discovered devices stay 30 s after a scan (bluetoothd's
         // TemporaryTimeout), not 30 s scaled by the scenario's fast timing.
         let simulator = try await SimulatedBlueZ.start(
-            on: connection, scenario: try Scenario.parse(scenario), options: SimulatorOptions(temporaryTimeout: 3000))
+            on: connection, scenario: try Scenario.parse(scenario),
+            options: SimulatorOptions(experimental: experimental, temporaryTimeout: 3000))
         let process = try ChildProcess(
             [
                 executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0", "--log-level", "debug",
