@@ -783,12 +783,12 @@ components:
       name: address
       in: query
       description: Only the device with this address.
-      schema: { type: string, example: "C4:7C:8D:6A:3E:01" }
+      schema: { $ref: "#/components/schemas/AddressInput" }
     AddressPrefixFilter:
       name: address_prefix
       in: query
       description: Only devices whose address starts with these hex digits (`C4:7C`, `c4-7c` or `c47c`).
-      schema: { type: string, pattern: "^[0-9a-fA-F:-]{1,17}$", example: "C4:7C" }
+      schema: { $ref: "#/components/schemas/AddressPrefix" }
     ServiceDataFilter:
       name: service_data
       in: query
@@ -797,7 +797,7 @@ components:
       explode: true
       schema:
         type: array
-        items: { type: string, example: fcd2 }
+        items: { $ref: "#/components/schemas/UUIDInput" }
     MinimumInterval:
       name: min_interval_ms
       in: query
@@ -1013,6 +1013,12 @@ components:
       description: A Bluetooth address, any case, with `:` or `-` between bytes, or no separators.
       pattern: "^([0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$"
       example: C4:7C:8D:6A:1B:01
+    AddressPrefix:
+      type: string
+      description: The start of a Bluetooth address, 1 to 12 hex digits in any case, `:` or `-` anywhere between them.
+      pattern: "^[:-]*([0-9A-Fa-f][:-]*){1,12}$"
+      maxLength: 64
+      example: "C4:7C"
     Address:
       type: string
       description: A Bluetooth address in canonical form.
@@ -1260,8 +1266,8 @@ components:
         rssi: { type: integer, minimum: -127, maximum: 20 }
         manufacturer: { type: integer, minimum: 0, maximum: 65535 }
         adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
-        address: { type: string, example: "C4:7C:8D:6A:3E:01" }
-        address_prefix: { type: string, pattern: "^[0-9a-fA-F:-]{1,17}$", example: "C4:7C" }
+        address: { $ref: "#/components/schemas/AddressInput" }
+        address_prefix: { $ref: "#/components/schemas/AddressPrefix" }
         service_data:
           type: array
           items: { $ref: "#/components/schemas/UUIDInput" }

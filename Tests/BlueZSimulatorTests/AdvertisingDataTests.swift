@@ -9,7 +9,7 @@ import Testing
 
     @Test func experimentalServesTheRawADStructures() async throws {
         let harness = try await SimulatorHarness(
-            options: SimulatorOptions(experimental: true, temporaryTimeout: 300))
+            TestScenarios.everything, options: SimulatorOptions(experimental: true, temporaryTimeout: 300))
         defer { Task { await harness.close() } }
         try await harness.startDiscovery()
         let path = try ObjectPath(Self.eddystonePath)
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func aStockDaemonHasNoAdvertisingData() async throws {
-        let harness = try await SimulatorHarness()
+        let harness = try await SimulatorHarness(TestScenarios.everything)
         defer { Task { await harness.close() } }
         try await harness.startDiscovery()
         let path = try ObjectPath(Self.eddystonePath)

@@ -21,7 +21,7 @@ import Testing
         let harness = try await SimulatorHarness()
         defer { Task { await harness.close() } }
         try await harness.startDiscovery()
-        try await waitUntil("seven devices appear") { try await harness.managedPaths().count == 9 }
+        try await waitUntil("four devices appear") { try await harness.managedPaths().count == 6 }
         #expect(harness.signals.changes(at: adapter, "org.bluez.Adapter1").first?.changed["Discovering"]?.bool == true)
         let strap: ObjectPath = try ObjectPath(TestScenarios.heartRatePath)
         #expect(try await harness.property(strap, "org.bluez.Device1", "Name")?.string == "Polar H10 6A3E01")

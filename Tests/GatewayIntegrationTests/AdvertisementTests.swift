@@ -224,7 +224,7 @@ import Testing
         // Indications arrive like notifications.
         let indications = try gateway.stream("/v1/devices/\(Self.device)/characteristics/2a1c/notifications?adapter=hci1")
         let values = await indications.waitFor(2, of: "notification")
-        #expect(values.count == 2)
+        #expect(values.count >= 2)
         indications.close()
 
         // A reliable write (prepared and executed) is read back.

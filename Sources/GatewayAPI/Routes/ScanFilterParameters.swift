@@ -26,7 +26,9 @@ struct ScanFilterParameters {
     init(query request: Request) throws(Problem) {
         address = try request.text("address", maxLength: 64)
         addressPrefix = try request.text("address_prefix", maxLength: 64)
-        serviceData = request.query.values(for: "service_data").flatMap { $0.split(separator: ",").map(String.init) }
+        serviceData = request.query.values(for: "service_data").flatMap {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         minimumIntervalMilliseconds = try request.integer("min_interval_ms", in: Self.updateIntervals)
         presenceTimeoutMilliseconds = try request.integer("presence_timeout_ms", in: Self.presenceTimeouts)
         if let text = request.query["rssi_smoothing"] {
