@@ -32,8 +32,12 @@ struct ScanFilterParameters {
         minimumIntervalMilliseconds = try request.integer("min_interval_ms", in: Self.updateIntervals)
         presenceTimeoutMilliseconds = try request.integer("presence_timeout_ms", in: Self.presenceTimeouts)
         if let text = request.query["rssi_smoothing"] {
-            guard let value = Double(text) else { throw Self.smoothingProblem(text) }
-            rssiSmoothing = value
+            // A JSON number, as the body takes it (not Swift's hex floats, nan or inf).
+            switch try? JSON.parse(Array(text.utf8)) {
+            case .double(let value)?: rssiSmoothing = value
+            case .int(let value)?: rssiSmoothing = Double(value)
+            default: throw Self.smoothingProblem(text)
+            }
         }
     }
 
