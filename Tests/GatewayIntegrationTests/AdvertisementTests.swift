@@ -115,6 +115,9 @@ import Testing
         #expect(String(decoding: bad.body, as: UTF8.self).contains("address_prefix"))
         let badSmoothing = try await gateway.request("POST", "/v1/scan", json: #"{"rssi_smoothing":0}"#)
         #expect(badSmoothing.status == 400)
+        // A JSON number only: not Swift's hex floats.
+        #expect(try await gateway.get("/v1/scan?rssi_smoothing=0x1").status == 400)
+        #expect(try await gateway.get("/v1/scan?rssi_smoothing=1.5").status == 400)
         stream.close()
         both.close()
         await gateway.stop()
