@@ -29,6 +29,10 @@ public struct GatewayConfiguration: Sendable {
     /// How long a pairing request waits for a client's answer before the
     /// gateway rejects it.
     public var pairingRequestTimeout: Duration = .seconds(60)
+    /// How long a scan stream waits without hearing a device before it
+    /// reports the device `lost` (a request's `presence_timeout_ms`
+    /// overrides it); nil: only when bluetoothd removes it.
+    public var presenceTimeout: Duration? = nil
 
     public init(
         version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,

@@ -294,7 +294,10 @@ paths:
         lists as nearby, since a controller may not report them again for a
         while), `updated` (seen again: with
         `duplicates=true` every advertisement, otherwise when its data
-        changed), `lost` (BlueZ forgot the device), `scan-interrupted` (a
+        changed; with `min_interval_ms` at most one per device in that
+        interval), `lost` (BlueZ forgot the device, `reason: removed`, or it
+        was not heard for the presence timeout, `reason: timeout`; heard
+        again, it is `discovered` again), `scan-interrupted` (a
         `ScanStopped`: the adapter went off, or bluetoothd or the bus went
         away; the session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
         (a `ScanStopped`, the last event: the gateway is stopping).
@@ -307,6 +310,12 @@ paths:
         - $ref: "#/components/parameters/Duplicates"
         - $ref: "#/components/parameters/AdapterQuery"
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/AddressFilter"
+        - $ref: "#/components/parameters/AddressPrefixFilter"
+        - $ref: "#/components/parameters/ServiceDataFilter"
+        - $ref: "#/components/parameters/MinimumInterval"
+        - $ref: "#/components/parameters/PresenceTimeout"
+        - $ref: "#/components/parameters/RSSISmoothing"
       responses:
         "200":
           description: |
@@ -1168,6 +1177,44 @@ components:
       in: query
       description: Only devices advertising manufacturer data of this company id (decimal or 0x-hex).
       schema: { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
+    AddressFilter:
+      name: address
+      in: query
+      description: Only the device with this address.
+      schema: { $ref: "#/components/schemas/AddressInput" }
+    AddressPrefixFilter:
+      name: address_prefix
+      in: query
+      description: Only devices whose address starts with these hex digits (`C4:7C`, `c4-7c` or `c47c`).
+      schema: { $ref: "#/components/schemas/AddressPrefix" }
+    ServiceDataFilter:
+      name: service_data
+      in: query
+      description: Only devices advertising service data of one of these UUIDs (repeated or comma-separated).
+      style: form
+      explode: true
+      schema:
+        type: array
+        items: { $ref: "#/components/schemas/UUIDInput" }
+    MinimumInterval:
+      name: min_interval_ms
+      in: query
+      description: At most one `updated` event per device in this many milliseconds; the reports in between are dropped.
+      schema: { type: integer, minimum: 0, maximum: 3600000 }
+    PresenceTimeout:
+      name: presence_timeout_ms
+      in: query
+      description: |
+        Report a device `lost` (reason `timeout`) once it has not been heard
+        for this many milliseconds, although BlueZ may still list it; the
+        default is the gateway's `--presence-timeout` (off: `lost` only when
+        BlueZ removes the device).
+      schema: { type: integer, minimum: 100, maximum: 86400000 }
+    RSSISmoothing:
+      name: rssi_smoothing
+      in: query
+      description: Smooth each device's RSSI with an exponential moving average, the newest report weighing this much (above 0, at most 1); the result is the device's `rssi_smoothed`.
+      schema: { type: number, exclusiveMinimum: 0, maximum: 1 }
     Duplicates:
       name: duplicates
       in: query
@@ -1374,6 +1421,12 @@ components:
       description: A Bluetooth address, any case, with `:` or `-` between bytes, or no separators.
       pattern: "^([0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{2}(-[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{12})$"
       example: C4:7C:8D:6A:3E:01
+    AddressPrefix:
+      type: string
+      description: The start of a Bluetooth address, 1 to 12 hex digits in any case, `:` or `-` anywhere between them.
+      pattern: "^[:-]*([0-9A-Fa-f][:-]*){1,12}$"
+      maxLength: 64
+      example: "C4:7C"
     Address:
       type: string
       description: A Bluetooth address in canonical form.
@@ -1450,12 +1503,49 @@ components:
           description: Keyed by service UUID.
           additionalProperties: { $ref: "#/components/schemas/ServiceData" }
         advertising_flags: { type: string, description: The AD flags, in the requested encoding. }
+        advertising_data:
+          type: object
+          description: |
+            The AD structures BlueZ keeps raw (`AdvertisingData`, served by
+            `bluetoothd -E` only in BlueZ 5.66), keyed by AD type in hex
+            (`24` for a URI), values in hex: every type BlueZ does not parse
+            into a property of its own.
+          additionalProperties: { type: string, pattern: "^([0-9a-f]{2})*$" }
+        decoded:
+          type: array
+          description: What the gateway's decoders read from the manufacturer and service data.
+          items: { $ref: "#/components/schemas/DecodedAdvertisement" }
+        last_seen:
+          description: When the gateway last heard an advertisement from the device (absent if not since it started).
+          $ref: "#/components/schemas/Timestamp"
+        rssi_smoothed: { type: number, description: In scan events with `rssi_smoothing`, the smoothed RSSI. }
+        mtu: { type: integer, description: The ATT MTU of the connection, while connected (BlueZ 5.62+). }
         connected: { type: boolean }
         paired: { type: boolean }
         bonded: { type: boolean }
         trusted: { type: boolean }
         blocked: { type: boolean }
         services_resolved: { type: boolean }
+    DecodedAdvertisement:
+      type: object
+      required: [format]
+      description: |
+        One decoded payload: `format` (`ibeacon`, `eddystone-uid`,
+        `eddystone-url`, `eddystone-tlm`, `bthome`), where it was
+        (`company_id` or `service_uuid`), then the frame's fields: for
+        `ibeacon` `uuid`, `major`, `minor`, `measured_power`; for
+        `eddystone-uid` `tx_power`, `namespace`, `instance`; for
+        `eddystone-url` `tx_power`, `url`; for `eddystone-tlm` `version`,
+        `battery_mv`, `temperature`, `advertisement_count`, `uptime_s`; for
+        `bthome` `version`, `encrypted`, `trigger_based` and one member per
+        object (`temperature`, `humidity`, `battery`, ...; a repeated one
+        as `temperature_2`).
+      properties:
+        format: { type: string, example: ibeacon }
+        company_id: { type: integer, minimum: 0, maximum: 65535 }
+        service_uuid: { $ref: "#/components/schemas/UUID" }
+      additionalProperties: { type: [string, number, integer, boolean] }
+      example: { format: bthome, service_uuid: 0000fcd2-0000-1000-8000-00805f9b34fb, version: 2, encrypted: false, trigger_based: false, battery: 97, temperature: 25.0, humidity: 50.55 }
     ManufacturerData:
       type: object
       required: [company_id, value, encoding]
@@ -1481,6 +1571,15 @@ components:
         name: { type: string, example: Heart Rate }
         primary: { type: boolean }
         handle: { type: integer }
+        includes:
+          type: array
+          description: The services this one includes (BlueZ's `Includes`), by UUID and handle.
+          items:
+            type: object
+            required: [uuid, handle]
+            properties:
+              uuid: { $ref: "#/components/schemas/UUID" }
+              handle: { type: integer }
         characteristics:
           type: array
           items: { $ref: "#/components/schemas/Characteristic" }
@@ -1575,6 +1674,14 @@ components:
         rssi: { type: integer, minimum: -127, maximum: 20 }
         manufacturer: { type: integer, minimum: 0, maximum: 65535 }
         adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        address: { $ref: "#/components/schemas/AddressInput" }
+        address_prefix: { $ref: "#/components/schemas/AddressPrefix" }
+        service_data:
+          type: array
+          items: { $ref: "#/components/schemas/UUIDInput" }
+        min_interval_ms: { type: integer, minimum: 0, maximum: 3600000, description: Accepted for symmetry with the stream; a scan's result lists each device once. }
+        presence_timeout_ms: { type: integer, minimum: 100, maximum: 86400000, description: Accepted for symmetry with the stream; a scan's result lists the devices heard. }
+        rssi_smoothing: { type: number, exclusiveMinimum: 0, maximum: 1 }
     ScanResult:
       type: object
       required: [duration_ms, devices]
@@ -1589,6 +1696,10 @@ components:
       properties:
         device: { $ref: "#/components/schemas/Device" }
         timestamp: { $ref: "#/components/schemas/Timestamp" }
+        reason:
+          type: string
+          enum: [removed, timeout]
+          description: In `lost` events, why the device is gone.
     ScanStopped:
       type: object
       required: [reason]

@@ -69,6 +69,7 @@ enum GatewayLauncher {
             defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
             heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
         configuration.pairingRequestTimeout = settings.pairingRequestTimeout
+        configuration.presenceTimeout = settings.presenceTimeout
         let gateway = Gateway(central: central, configuration: configuration, store: state.store, logger: logger)
         gateway.start()
         do {

@@ -163,6 +163,13 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "MQTT")
     var mqtt: MQTTOptions
 
+    @Option(
+        name: .customLong("presence-timeout"),
+        help: ArgumentHelp(
+            "Seconds a scan stream waits without hearing a device before it reports the device lost (0: only when bluetoothd removes it).",
+            discussion: "bluetoothd keeps a device it stopped hearing for TemporaryTimeout (30 s), and a paired one for ever; this reports it sooner. Make it several advertising intervals long. A request's presence_timeout_ms overrides it."))
+    var presenceTimeout: Double = 0
+
     func validate() throws {
         guard AgentCapability(name: agentCapability) != nil else {
             throw ValidationError(
@@ -176,6 +183,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if apiKey != nil, apiKeyFile != nil {
             throw ValidationError("give --api-key or --api-key-file, not both")
+        }
+        guard presenceTimeout == 0 || (0.1...86_400).contains(presenceTimeout) else {
+            throw ValidationError("--presence-timeout must be 0 or 0.1 to 86400 seconds")
         }
         guard (0.05...3600).contains(heartbeatInterval) else {
             throw ValidationError("--heartbeat-interval must be 0.05 to 3600 seconds")

@@ -38,6 +38,9 @@ struct Settings {
     /// names one and the gateway runs on bluetoothd.
     static let defaultStateDirectory = "/var/lib/blegateway"
 
+    /// nil: devices are lost only when bluetoothd removes them.
+    var presenceTimeout: Duration?
+
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
         guard let listen = ListenAddress(listenText) else {
@@ -95,6 +98,8 @@ struct Settings {
         pairingRequestTimeout = .milliseconds(Int(command.pairingRequestTimeout * 1000))
 
         mqtt = try MQTTSettings(command.mqtt, environment: environment)
+
+        presenceTimeout = command.presenceTimeout > 0 ? .milliseconds(Int(command.presenceTimeout * 1000)) : nil
     }
 }
 

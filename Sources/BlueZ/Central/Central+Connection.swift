@@ -209,7 +209,7 @@ extension Central {
     }
 
     private func device(_ address: BluetoothAddress, path: ObjectPath) throws(BlueZError) -> Device {
-        guard let device = state.withLock({ $0.tree.devices[path] }) else {
+        guard let device = state.withLock({ state in state.tree.devices[path].map(state.tree.linkedDevice) }) else {
             throw BlueZError(.notFound, "the device \(address) was removed")
         }
         return device

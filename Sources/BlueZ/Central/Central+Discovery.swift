@@ -25,16 +25,15 @@ extension Central {
         let id = state.withLock { state -> UInt64 in
             let id = state.makeID()
             var session = SessionRecord(adapterPath: adapterInfo.path, filter: filter, continuation: continuation)
-            for device in state.tree.devices.values
-            where device.path.parent == adapterInfo.path && Self.isAround(device) && filter.matches(device) {
-                continuation.yield(.discovered(device))
-                session.reported[device.path] = device.advertisement
+            for device in state.tree.devices.values where device.path.parent == adapterInfo.path && Self.isAround(device) {
+                session.offer(device)
             }
             state.sessions[id] = session
             return id
         }
         // Off the terminating thread: see `Central.events`.
         continuation.onTermination = { [weak self] _ in Task { self?.endSession(id) } }
+        if let timeout = filter.presenceTimeout { watchPresence(of: id, timeout: timeout) }
         do {
             try await reconcileDiscovery(adapterInfo.path, deadline: deadline, strict: true)
         } catch {
@@ -65,6 +64,25 @@ extension Central {
     static func isAround(_ device: Device) -> Bool {
         if device.advertisement.rssi != nil { return true }
         return !device.paired && !device.bonded && !device.trusted && !device.blocked && !device.connected
+    }
+
+    /// Reports the silent devices of a session with a presence timeout, a
+    /// few times per timeout, until the session ends.
+    private func watchPresence(of id: UInt64, timeout: Duration) {
+        let period = min(max(timeout / 4, .milliseconds(50)), .seconds(1))
+        Task { [weak self] in
+            while true {
+                try? await Task.sleep(for: period)
+                guard let self else { return }
+                let running = self.state.withLock { state -> Bool in
+                    guard state.sessions[id] != nil else { return false }
+                    let tree = state.tree
+                    state.sessions[id]?.sweepSilent(in: tree)
+                    return true
+                }
+                guard running else { return }
+            }
+        }
     }
 
     /// Scans for `duration` and returns the devices found that match

@@ -23,11 +23,18 @@ extension Central {
                 deliver(value, of: path, in: state)
 
             case .deviceAdded(let path):
+                if !fromSnapshot, state.tree.devices[path]?.advertisement.rssi != nil {
+                    state.tree.devices[path]?.lastSeen = Date()
+                }
                 guard let device = state.tree.devices[path] else { continue }
                 if hasEvents { emit(.deviceDiscovered(device), in: state) }
                 if !fromSnapshot, device.advertisement.rssi != nil { report(device, in: &state) }
 
             case .deviceChanged(let path, let keys):
+                // An RSSI invalidated (discovery stopped) is no sighting.
+                if keys.contains(where: Device1.heardKeys.contains), state.tree.devices[path]?.advertisement.rssi != nil {
+                    state.tree.devices[path]?.lastSeen = Date()
+                }
                 guard let device = state.tree.devices[path] else { continue }
                 if hasEvents { emit(.deviceUpdated(device), in: state) }
                 if !state.sessions.isEmpty, keys.contains(where: Device1.advertisementKeys.contains) {
@@ -39,7 +46,7 @@ extension Central {
                 state.connectedByUs.remove(device.path)
                 // In place, as in `report`: no copy of a session's table per device.
                 for id in Array(state.sessions.keys) {
-                    guard state.sessions[id]?.reported.removeValue(forKey: device.path) != nil else { continue }
+                    guard state.sessions[id]?.forget(device.path) == true else { continue }
                     state.sessions[id]?.continuation.yield(.lost(device))
                 }
                 endSubscriptions(
@@ -154,6 +161,7 @@ extension Central {
         for (id, session) in state.sessions where session.adapterPath == adapterPath {
             session.continuation.yield(.interrupted(reason))
             state.sessions[id]?.reported = [:]
+            state.sessions[id]?.reportedAt = [:]
             state.sessions[id]?.interrupted = true
         }
     }

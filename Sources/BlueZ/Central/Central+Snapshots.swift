@@ -53,6 +53,7 @@ extension Central {
                 (adapter == nil || device.adapter == adapter) && (connected == nil || device.connected == connected)
                     && (service == nil || service.map(device.advertisement.serviceUUIDs.contains) == true)
             }
+            .map(state.tree.linkedDevice)
         }
         .sorted { ($0.address, $0.adapter) < ($1.address, $1.adapter) }
     }
@@ -65,7 +66,7 @@ extension Central {
             guard let device = state.tree.device(address: address, adapter: adapter) else {
                 throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
-            return device
+            return state.tree.linkedDevice(device)
         }
     }
 

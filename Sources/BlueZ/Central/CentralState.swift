@@ -1,6 +1,12 @@
 import AsyncPrimitives
 import DBus
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Everything the central knows and tracks, behind one lock
 /// (`Central.state`). Only plain data and stream continuations: no locks
 /// inside, no waiting while it is held.
@@ -57,23 +63,76 @@ struct SessionRecord {
     let adapterPath: ObjectPath
     let filter: DiscoveryFilter
     let continuation: AsyncStream<DiscoveryEvent>.Continuation
+    /// When the session began: the sighting time of devices listed at its
+    /// start that the central has not heard itself.
+    let started = Date()
     /// The advertisement last reported per device, for "duplicates off".
     var reported: [ObjectPath: AdvertisementData] = [:]
+    /// When each device's last `.updated` (or `.discovered`) was yielded,
+    /// for `minimumUpdateInterval`.
+    var reportedAt: [ObjectPath: ContinuousClock.Instant] = [:]
+    /// The smoothed RSSI per device, for `rssiSmoothing`.
+    var smoothed: [ObjectPath: Double] = [:]
     /// Told `.interrupted`; to be told `.resumed` when scanning restarts.
     var interrupted = false
 
+    init(adapterPath: ObjectPath, filter: DiscoveryFilter, continuation: AsyncStream<DiscoveryEvent>.Continuation) {
+        self.adapterPath = adapterPath
+        self.filter = filter
+        self.continuation = continuation
+    }
+
     /// Offers an advertisement: reports the device if the filter wants it
-    /// (without duplicates, only when its advertisement data changed) and
-    /// remembers what was reported.
-    mutating func offer(_ device: Device) {
+    /// (without duplicates, only when its advertisement data changed; no
+    /// more often than the minimum interval) and remembers what was
+    /// reported. A device reported silent comes back only when heard again.
+    mutating func offer(_ device: Device, now: ContinuousClock.Instant = .now, date: Date = Date()) {
         guard filter.matches(device) else { return }
+        var device = device
+        if let weight = filter.rssiSmoothing, let rssi = device.advertisement.signalStrength {
+            let average = smoothed[device.path].map { $0 + weight * (Double(rssi) - $0) } ?? Double(rssi)
+            smoothed[device.path] = average
+            device.smoothedRSSI = (average * 10).rounded() / 10
+        }
         if let last = reported[device.path] {
             guard filter.allowDuplicates || !last.sameContent(as: device.advertisement) else { return }
+            if let interval = filter.minimumUpdateInterval, let at = reportedAt[device.path], now - at < interval {
+                return
+            }
             continuation.yield(.updated(device))
         } else {
+            if let timeout = filter.presenceTimeout, isSilent(device, timeout: timeout, now: date) { return }
             continuation.yield(.discovered(device))
         }
         reported[device.path] = device.advertisement
+        reportedAt[device.path] = now
+    }
+
+    /// Whether `device` was last heard longer than `timeout` ago.
+    func isSilent(_ device: Device, timeout: Duration, now: Date = Date()) -> Bool {
+        let heard = max(device.lastSeen ?? started, started)
+        return now.timeIntervalSince(heard) > Double(timeout.components.seconds)
+            + Double(timeout.components.attoseconds) / 1e18
+    }
+
+    /// Reports `.silent` every reported device of `tree` not heard within
+    /// the presence timeout, and forgets it until it is heard again.
+    mutating func sweepSilent(in tree: ObjectTree, now: Date = Date()) {
+        guard let timeout = filter.presenceTimeout else { return }
+        for path in Array(reported.keys) {
+            guard let device = tree.devices[path], isSilent(device, timeout: timeout, now: now) else { continue }
+            reported[path] = nil
+            reportedAt[path] = nil
+            smoothed[path] = nil
+            continuation.yield(.silent(device))
+        }
+    }
+
+    /// Forgets a device (removed, or scanning interrupted).
+    mutating func forget(_ path: ObjectPath) -> Bool {
+        reportedAt[path] = nil
+        smoothed[path] = nil
+        return reported.removeValue(forKey: path) != nil
     }
 }
 

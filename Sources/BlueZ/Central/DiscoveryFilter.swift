@@ -20,6 +20,26 @@ public struct DiscoveryFilter: Sendable, Hashable {
     /// The device with this address only (bluetoothd is not told: the
     /// session filters).
     public var address: BluetoothAddress?
+    /// Devices whose address starts with these hex digits (uppercase,
+    /// without separators: `C47C` for `C4:7C:...`); the session filters.
+    public var addressPrefix: String?
+    /// Devices with service data of at least one of these UUIDs; empty for
+    /// any. The session filters (bluetoothd's `UUIDs` filter also passes
+    /// devices that only list the UUID).
+    public var serviceDataUUIDs: [BluetoothUUID] = []
+    /// At most one `.updated` per device in this interval; the reports in
+    /// between are dropped (the next one after it carries the latest data).
+    public var minimumUpdateInterval: Duration?
+    /// A device not heard for this long is reported `.silent`, although
+    /// bluetoothd may keep listing it (it removes a temporary device only
+    /// TemporaryTimeout after it was last heard, and a paired one never);
+    /// heard again, it is `.discovered` again. Nil: only bluetoothd's
+    /// removal ends a device's presence.
+    public var presenceTimeout: Duration?
+    /// Smooths the RSSI of each device with an exponential moving average:
+    /// the weight of the newest report, from 0 (exclusive) to 1. The result
+    /// is `Device.smoothedRSSI` in this session's events.
+    public var rssiSmoothing: Double?
 
     public init(
         serviceUUIDs: [BluetoothUUID] = [], name: String? = nil, namePrefix: String? = nil,
@@ -39,6 +59,10 @@ public struct DiscoveryFilter: Sendable, Hashable {
     public func matches(_ device: Device) -> Bool {
         let advertisement = device.advertisement
         if let address, device.address != address { return false }
+        if let addressPrefix, !device.address.hexDigits.hasPrefix(addressPrefix) { return false }
+        if !serviceDataUUIDs.isEmpty, !serviceDataUUIDs.contains(where: { advertisement.serviceData[$0] != nil }) {
+            return false
+        }
         if !serviceUUIDs.isEmpty {
             let advertised = Set(advertisement.serviceUUIDs).union(advertisement.serviceData.keys)
             guard serviceUUIDs.contains(where: advertised.contains) else { return false }
@@ -76,4 +100,9 @@ struct MergedDiscoveryFilter: Sendable, Hashable {
         if !floors.isEmpty, !floors.contains(nil) { rssi = floors.compactMap { $0 }.min() }
         duplicateData = filters.contains { $0.allowDuplicates }
     }
+}
+
+extension BluetoothAddress {
+    /// The 12 uppercase hex digits, without separators (for prefixes).
+    var hexDigits: String { formatted(separator: "") }
 }

@@ -8,6 +8,9 @@ public enum DiscoveryEvent: Sendable, Hashable {
     case updated(Device)
     /// bluetoothd removed the device (it stopped advertising a while ago).
     case lost(Device)
+    /// The device was not heard for the filter's `presenceTimeout`, though
+    /// bluetoothd may still list it; it is `.discovered` again when heard.
+    case silent(Device)
     /// Scanning stopped underneath the session (adapter powered off,
     /// bluetoothd gone); it resumes by itself when it can.
     case interrupted(BlueZError)

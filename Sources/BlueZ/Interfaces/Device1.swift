@@ -12,6 +12,17 @@ enum Device1 {
         "AdvertisingData", "UUIDs",
     ]
 
+    /// The properties only a received advertisement changes (not a GATT
+    /// read of the name, nor services resolving): a change to one of them
+    /// means the device was heard just now. With a discovery filter set (as
+    /// the central always sets one) bluetoothd signals every change of RSSI
+    /// (src/adapter.c `device_found`: `device_set_rssi_with_delta(dev, rssi,
+    /// 0)`), and with `DuplicateData` every manufacturer and service data
+    /// report.
+    static let heardKeys: Set<String> = [
+        "RSSI", "TxPower", "ManufacturerData", "ServiceData", "AdvertisingFlags", "AdvertisingData",
+    ]
+
     /// A new device from the properties of `InterfacesAdded` or
     /// `GetManagedObjects`; nil without a valid `Address`.
     static func make(path: ObjectPath, properties: [String: Value]) -> Device? {
@@ -41,6 +52,7 @@ enum Device1 {
             case "ManufacturerData": device.advertisement.manufacturerData = manufacturerData(value)
             case "ServiceData": device.advertisement.serviceData = serviceData(value)
             case "AdvertisingFlags": device.advertisement.flags = value.bytes
+            case "AdvertisingData": device.advertisement.otherData = advertisingData(value)
             case "Connected": device.connected = value.bool ?? device.connected
             case "Paired": device.paired = value.bool ?? device.paired
             case "Bonded": device.bonded = value.bool ?? device.bonded
@@ -61,6 +73,7 @@ enum Device1 {
             case "ManufacturerData": device.advertisement.manufacturerData = [:]
             case "ServiceData": device.advertisement.serviceData = [:]
             case "AdvertisingFlags": device.advertisement.flags = nil
+            case "AdvertisingData": device.advertisement.otherData = [:]
             case "Class": device.deviceClass = nil
             case "Icon": device.icon = nil
             default: break
@@ -74,6 +87,16 @@ enum Device1 {
         for entry in value.dictionaryEntries ?? [] {
             guard let company = entry.key.uint16, let bytes = entry.value.bytes else { continue }
             result[CompanyIdentifier(company)] = bytes
+        }
+        return result
+    }
+
+    /// `a{yv}`: AD type -> bytes.
+    static func advertisingData(_ value: Value) -> [UInt8: [UInt8]] {
+        var result: [UInt8: [UInt8]] = [:]
+        for entry in value.dictionaryEntries ?? [] {
+            guard let type = entry.key.byte, let bytes = entry.value.bytes else { continue }
+            result[type] = bytes
         }
         return result
     }

@@ -22,8 +22,17 @@ public struct AdvertisementData: Sendable, Hashable {
     public var serviceUUIDs: [BluetoothUUID] = []
     /// The GAP appearance (`Appearance`).
     public var appearance: UInt16?
-    /// The advertising flags byte(s) (`AdvertisingFlags`).
+    /// The advertising flags byte(s) (`AdvertisingFlags`, experimental in
+    /// BlueZ 5.66: served only by `bluetoothd -E`).
     public var flags: [UInt8]?
+    /// The AD structures bluetoothd does not parse into a property of its
+    /// own, by AD type (`AdvertisingData`, experimental in 5.66 like
+    /// `flags`). bluetoothd keeps here every type other than flags, service
+    /// UUIDs, names, TX power, class, appearance, pairing hashes, device id,
+    /// service and manufacturer data (src/eir.c `eir_parse`), e.g. URI
+    /// (0x24), Transport Discovery (0x26) or the mesh types; it signals a
+    /// change only for Transport Discovery Data (src/device.c `add_data`).
+    public var otherData: [UInt8: [UInt8]] = [:]
 
     public init() {}
 
@@ -39,6 +48,6 @@ public struct AdvertisementData: Sendable, Hashable {
     func sameContent(as other: AdvertisementData) -> Bool {
         localName == other.localName && txPower == other.txPower && manufacturerData == other.manufacturerData
             && serviceData == other.serviceData && serviceUUIDs == other.serviceUUIDs
-            && appearance == other.appearance && flags == other.flags
+            && appearance == other.appearance && flags == other.flags && otherData == other.otherData
     }
 }

@@ -1,5 +1,11 @@
 import DBus
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// A snapshot of a remote device (`org.bluez.Device1`): its identity, what
 /// it advertises and the state of its connection.
 public struct Device: Sendable, Hashable {
@@ -29,6 +35,17 @@ public struct Device: Sendable, Hashable {
     /// `Device1.Disconnected` signal of BlueZ 5.64+, e.g.
     /// `org.bluez.Reason.Remote`).
     public var lastDisconnectReason: String?
+    /// When the central last heard an advertisement from it (a change of
+    /// an advertised property, RSSI included); nil if not since the central
+    /// started. bluetoothd keeps no such time on D-Bus.
+    public var lastSeen: Date?
+    /// The ATT MTU of the connection, while connected and once bluetoothd
+    /// exchanged it (the `MTU` of its GATT characteristics, BlueZ 5.62+);
+    /// filled in snapshots the central hands out.
+    public var mtu: UInt16?
+    /// The RSSI averaged over the reports a discovery session saw, when
+    /// its filter asks for smoothing (`DiscoveryFilter.rssiSmoothing`).
+    public var smoothedRSSI: Double?
 
     public init(path: ObjectPath, adapter: String, address: BluetoothAddress) {
         self.path = path

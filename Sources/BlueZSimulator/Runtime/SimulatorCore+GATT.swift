@@ -13,15 +13,22 @@ extension SimulatorCore {
     func exportGATT(_ device: DeviceState) {
         guard let interfaces, device.exported else { return }
         let database = device.database
+        // An include names a service by UUID: the device's first with it.
+        var pathsByUUID: [String: ObjectPath] = [:]
+        for service in database.services {
+            guard let path = try? device.path.appending(service.component) else { continue }
+            if pathsByUUID[service.spec.uuid.string] == nil { pathsByUUID[service.spec.uuid.string] = path }
+        }
         for service in database.services {
             guard let servicePath = try? device.path.appending(service.component),
                 !bus.objects.contains(servicePath)
             else { continue }
+            let includes = service.spec.includes.compactMap { pathsByUUID[$0.string] }
             try? bus.objects.add(
                 interfaces.service, at: servicePath,
                 properties: [
                     "UUID": .string(service.spec.uuid.string), "Device": .objectPath(device.path),
-                    "Primary": .boolean(service.spec.primary), "Includes": .objectPaths([]),
+                    "Primary": .boolean(service.spec.primary), "Includes": .objectPaths(includes),
                 ])
             for index in service.characteristics {
                 let characteristic = database.characteristics[index]

@@ -34,7 +34,10 @@ extension SimulatorCore {
         }
         if options.experimental {
             properties["AdvertisingFlags"] = .bytes(spec.advertising.flags)
-            properties["AdvertisingData"] = .dictionary(key: .byte, value: .variant, [])
+            let data = spec.advertising.data
+            properties["AdvertisingData"] = .dictionary(
+                key: .byte, value: .variant,
+                data.keys.sorted().map { DictionaryEntry(.byte($0), .variant(.bytes(data[$0] ?? []))) })
         }
         return properties
     }

@@ -1,6 +1,8 @@
 extension Scenario {
-    /// The built-in demo: one adapter and four realistic peripherals (a
-    /// heart-rate strap, a thermometer, a smart plug and a beacon).
+    /// The built-in demo: one adapter and seven realistic peripherals (a
+    /// heart-rate strap, a thermometer, a smart plug, an iBeacon, two
+    /// Eddystone beacons (URL and TLM) and a BTHome v2 sensor), their
+    /// advertisements in the published frame formats.
     /// `bluez-sim --print-default-scenario` prints its YAML.
     public static var `default`: Scenario {
         // The text is part of the program and a test parses it; should it
@@ -128,6 +130,49 @@ extension Scenario {
               flags: "04"
               counter: true
               manufacturerData: { 0x004c: "0215e2c56db5dffb48d2b060d0f5a71096e000010002c500" }
+
+          # An Eddystone-URL beacon (frame 0x10: TX power -21 dBm at 0 m,
+          # scheme 03 "https://", "google", 07 ".com"), which also carries
+          # the URI AD type (0x24, scheme 0x17 "https:"): bluetoothd keeps
+          # that one raw in AdvertisingData.
+          - address: "E7:1D:5A:3C:90:11"
+            addressType: random
+            rssi: -69
+            rssiJitter: 5
+            advertising:
+              interval: 1.0
+              connectable: false
+              flags: "06"
+              uuids: ["feaa"]
+              serviceData: { "feaa": "10eb03676f6f676c6507" }
+              data: { 0x24: "172f2f676f6f676c652e636f6d" }
+
+          # An Eddystone-TLM frame (version 0: 3000 mV, 22.5 °C in 8.8
+          # fixed point, 3600 advertisements, 900.0 s since power-on).
+          - address: "E7:1D:5A:3C:90:12"
+            addressType: random
+            rssi: -72
+            rssiJitter: 5
+            advertising:
+              interval: 1.0
+              connectable: false
+              flags: "06"
+              uuids: ["feaa"]
+              serviceData: { "feaa": "20000bb8168000000e1000002328" }
+
+          # A BTHome v2 temperature/humidity sensor (bthome.io/format:
+          # device info 40, battery 01 61 = 97 %, temperature 02 c409 =
+          # 25.00 °C, humidity 03 bf13 = 50.55 %).
+          - address: "A4:C1:38:8E:2F:55"
+            addressType: public
+            name: ATC_8E2F55
+            rssi: -63
+            rssiJitter: 4
+            advertising:
+              interval: 2.0
+              connectable: false
+              flags: "06"
+              serviceData: { "fcd2": "40016102c40903bf13" }
 
         """
 }

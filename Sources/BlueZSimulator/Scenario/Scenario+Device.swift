@@ -76,6 +76,18 @@ extension Scenario {
         /// with every advertisement (a beacon's sequence number), so
         /// `ManufacturerData` changes while discovering.
         public var counter: Bool
+        /// Other AD structures by AD type (a URI 0x24, Transport Discovery
+        /// Data 0x26, ...): what bluetoothd keeps raw in `AdvertisingData`,
+        /// served with `SimulatorOptions.experimental` as bluetoothd -E
+        /// serves it.
+        public var data: [UInt8: [UInt8]] = [:]
+
+        /// The AD types bluetoothd 5.66 parses into properties of their own
+        /// (src/eir.c `eir_parse`): never in `AdvertisingData`.
+        public static let parsedTypes: Set<UInt8> = [
+            0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0D, 0x0E, 0x0F, 0x10, 0x16, 0x19, 0x20, 0x21,
+            0xFF,
+        ]
 
         public init(
             interval: Double = 1, uuids: [GATTUUID] = [], manufacturerData: [UInt16: [UInt8]] = [:],

@@ -4,6 +4,9 @@ extension Scenario {
         public var uuid: GATTUUID
         public var primary: Bool
         public var characteristics: [Characteristic]
+        /// The services it includes (Include declarations), named by UUID:
+        /// the first service of the device with each UUID.
+        public var includes: [GATTUUID] = []
 
         public init(uuid: GATTUUID, primary: Bool = true, characteristics: [Characteristic] = []) {
             self.uuid = uuid

@@ -6,10 +6,13 @@ extension ScenarioParser {
     ]
 
     func service(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Service {
-        let keys = try cursor.mapping(allowed: ["uuid", "primary", "characteristics"])
+        let keys = try cursor.mapping(allowed: ["uuid", "primary", "characteristics", "includes"])
         guard let uuid = keys["uuid"] else { throw cursor.error("a service needs a 'uuid'") }
         var service = Scenario.Service(uuid: try uuid.uuid())
         if let primary = keys["primary"] { service.primary = try primary.bool() }
+        if let includes = keys["includes"] {
+            service.includes = try includes.sequence().map { item throws(ScenarioError) in try item.uuid() }
+        }
         if let characteristics = keys["characteristics"] {
             service.characteristics = try characteristics.sequence().map { item throws(ScenarioError) in
                 try characteristic(item)

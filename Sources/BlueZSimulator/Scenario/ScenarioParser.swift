@@ -96,7 +96,7 @@ struct ScenarioParser {
 
     func advertising(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Advertising {
         let keys = try cursor.mapping(allowed: [
-            "interval", "uuids", "manufacturerData", "serviceData", "flags", "connectable", "counter",
+            "interval", "uuids", "manufacturerData", "serviceData", "flags", "connectable", "counter", "data",
         ])
         var advertising = Scenario.Advertising()
         if let interval = keys["interval"] {
@@ -112,6 +112,15 @@ struct ScenarioParser {
         }
         if let data = keys["serviceData"] {
             for (key, value) in try data.pairs() { advertising.serviceData[try key.uuid()] = try value.bytes() }
+        }
+        if let data = keys["data"] {
+            for (key, value) in try data.pairs() {
+                let type = UInt8(try key.integer(in: 0...0xff))
+                guard !Scenario.Advertising.parsedTypes.contains(type) else {
+                    throw key.error("AD type \(type) is one bluetoothd parses itself; give it as flags, uuids, name, txPower, appearance, manufacturerData or serviceData")
+                }
+                advertising.data[type] = try value.bytes()
+            }
         }
         if let flags = keys["flags"] { advertising.flags = try flags.bytes() }
         if let connectable = keys["connectable"] { advertising.connectable = try connectable.bool() }

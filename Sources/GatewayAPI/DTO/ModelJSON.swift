@@ -52,6 +52,7 @@ enum ModelJSON {
         if let flags = advertisement.flags {
             members.append(("advertising_flags", .string(ByteEncoding.hex(flags))))
         }
+        members += advertisementDetails(device)
         members += [
             ("connected", .bool(device.connected)),
             ("paired", .bool(device.paired)),
@@ -60,15 +61,18 @@ enum ModelJSON {
             ("blocked", .bool(device.blocked)),
             ("services_resolved", .bool(device.servicesResolved)),
         ]
+        if let mtu = device.mtu { members.append(("mtu", .int(Int(mtu)))) }
         return .object(members)
     }
 
-    static func service(_ service: GATTService) -> JSON {
+    /// A service; `database`, the device's services, names its includes.
+    static func service(_ service: GATTService, in database: [GATTService] = []) -> JSON {
         var members: [(String, JSON)] = [("uuid", .string(service.uuid.uuidString))]
         if let name = service.uuid.name(as: .service) ?? service.uuid.name { members.append(("name", .string(name))) }
         members += [
             ("primary", .bool(service.primary)),
             ("handle", .int(Int(service.handle ?? 0))),
+            ("includes", .array(includes(of: service, in: database))),
             ("characteristics", .array(service.characteristics.map { characteristic($0, service: service.uuid) })),
         ]
         return .object(members)

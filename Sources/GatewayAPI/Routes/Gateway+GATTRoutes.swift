@@ -18,7 +18,9 @@ extension Gateway {
                     .notConnected, status: .conflict,
                     detail: "\(address) is not connected; connect first (POST /v1/devices/\(address)/connect)")
             }
-            return .json(.array(services.map(ModelJSON.service)))
+            // Includes are named from the whole database, whatever the filter.
+            let database = uuids.isEmpty ? services : (try? central.services(of: address, adapter: adapter)) ?? services
+            return .json(.array(services.map { ModelJSON.service($0, in: database) }))
         }
         router.get(characteristic) { [self] request in
             let (address, adapter) = try deviceTarget(request)

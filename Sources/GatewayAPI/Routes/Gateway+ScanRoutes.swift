@@ -5,7 +5,9 @@ import HTTPServer
 extension Gateway {
     func addScanRoutes(to router: inout Router) {
         router.get("/v1/scan") { [self] request in
-            let filter = try request.discoveryFilter()
+            var filter = try request.discoveryFilter()
+            try ScanFilterParameters(query: request).apply(
+                to: &filter, defaultPresenceTimeout: configuration.presenceTimeout)
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
             let lifetime = try request.streamLifetime()
             let session = try await central.scan(adapter: adapter, filter: filter)
@@ -13,7 +15,9 @@ extension Gateway {
         }
         router.post("/v1/scan") { [self] request in
             let body = try JSONBody(
-                request, allowed: ["duration_ms", "services", "name", "name_prefix", "rssi", "manufacturer", "adapter"],
+                request,
+                allowed: Set(["duration_ms", "services", "name", "name_prefix", "rssi", "manufacturer", "adapter"])
+                    .union(ScanFilterParameters.names),
                 optional: true)
             let limit = configuration.maximumScanDuration.milliseconds
             let duration = try body.int("duration_ms", in: 100...limit).map { Duration.milliseconds($0) }
@@ -27,6 +31,7 @@ extension Gateway {
             filter.namePrefix = try body.string("name_prefix", maxLength: 248)
             filter.minimumRSSI = try body.int("rssi", in: -127...20).map(Int16.init)
             filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
+            try ScanFilterParameters(body: body).apply(to: &filter, defaultPresenceTimeout: nil)
             // The adapter, as on every route, may be named in the query too.
             let queryAdapter = try request.adapterQuery(default: nil)
             let bodyAdapter = try body.string("adapter")
@@ -57,7 +62,8 @@ extension Gateway {
                 switch event {
                 case .discovered(let device): (type, data) = ("discovered", Self.scanJSON(device))
                 case .updated(let device): (type, data) = ("updated", Self.scanJSON(device))
-                case .lost(let device): (type, data) = ("lost", Self.scanJSON(device))
+                case .lost(let device): (type, data) = ("lost", Self.scanJSON(device, lost: "removed"))
+                case .silent(let device): (type, data) = ("lost", Self.scanJSON(device, lost: "timeout"))
                 case .interrupted(let error):
                     (type, data) = ("scan-interrupted", .object([("reason", .string(error.message))]))
                 case .resumed:
@@ -81,11 +87,16 @@ extension Gateway {
             id: String(log.nextID()), event: "scan-stopped", data: JSON.object([("reason", .string(reason))]).text)
     }
 
-    private static func scanJSON(_ device: Device) -> JSON {
-        .object([
+    /// A scan event's data; `lost` says why a `lost` event came: `removed`
+    /// (bluetoothd dropped the device) or `timeout` (not heard for the
+    /// presence timeout).
+    private static func scanJSON(_ device: Device, lost: String? = nil) -> JSON {
+        var members: [(String, JSON)] = [
             ("device", ModelJSON.device(device, encoding: .hex)),
             ("timestamp", ModelJSON.timestamp(Date())),
-        ])
+        ]
+        if let lost { members.append(("reason", .string(lost))) }
+        return .object(members)
     }
 }
 

@@ -9,8 +9,18 @@ enum TestScenarios {
     static let beacon = "F1:E2:D3:C4:B5:A6"
     static let beaconPath = "/org/bluez/hci0/dev_F1_E2_D3_C4_B5_A6"
 
-    /// The default scenario with fast advertising (for quick discovery).
+    /// The default scenario's first four devices (strap, thermometer, plug,
+    /// iBeacon) with fast advertising (for quick discovery). The
+    /// advertisement-only beacons and sensors after them would only add
+    /// load here; `everything` has them.
     static var small: Scenario {
+        var scenario = everything
+        scenario.devices = Array(scenario.devices.prefix(4))
+        return scenario
+    }
+
+    /// The whole default scenario with fast advertising.
+    static var everything: Scenario {
         var scenario = Scenario.default
         for index in scenario.devices.indices { scenario.devices[index].advertising.interval = 0.05 }
         return scenario

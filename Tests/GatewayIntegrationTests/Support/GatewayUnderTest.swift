@@ -34,7 +34,8 @@ final class GatewayUnderTest: Sendable {
     /// and its state in `stateDirectory` (a new empty one if nil).
     static func start(
         scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:],
-        stateDirectory: String? = nil
+        stateDirectory: String? = nil,
+        experimental: Bool = false
     ) async throws -> GatewayUnderTest {
         let ownsStateDirectory = stateDirectory == nil
         let stateDirectory = try stateDirectory ?? makeStateDirectory()
@@ -43,7 +44,8 @@ final class GatewayUnderTest: Sendable {
         // Discovered devices stay 30 s after a scan (bluetoothd's
         // TemporaryTimeout), not 30 s scaled by the scenario's fast timing.
         let simulator = try await SimulatedBlueZ.start(
-            on: connection, scenario: try Scenario.parse(scenario), options: SimulatorOptions(temporaryTimeout: 3000))
+            on: connection, scenario: try Scenario.parse(scenario),
+            options: SimulatorOptions(experimental: experimental, temporaryTimeout: 3000))
         let process = try ChildProcess(
             [
                 executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0", "--log-level", "debug",
