@@ -41,8 +41,14 @@ extension BlueZError {
             code = .pairingTimeout
         case "org.bluez.Error.NotSupported", "org.bluez.Error.NotAvailable", ErrorName.notSupported.rawValue:
             code = .notSupported
-        case "org.bluez.Error.InvalidArguments", "org.bluez.Error.InvalidValueLength",
-            "org.bluez.Error.InvalidOffset", ErrorName.invalidArgs.rawValue, ErrorName.invalidSignature.rawValue:
+        case "org.bluez.Error.InvalidValueLength", "org.bluez.Error.InvalidOffset":
+            code = .attributeRefused
+        case "org.bluez.Error.InvalidArguments" where ["invalid offset", "invalid length"].contains(text.lowercased()):
+            // create_gatt_dbus_error: the peripheral's ATT Invalid Offset
+            // (0x07) or Invalid Attribute Value Length (0x0d).
+            code = .attributeRefused
+            att = text.lowercased() == "invalid offset" ? 0x07 : 0x0d
+        case "org.bluez.Error.InvalidArguments", ErrorName.invalidArgs.rawValue, ErrorName.invalidSignature.rawValue:
             code = .invalidArguments
         case "org.bluez.Error.NotReady":
             // btd_error_not_ready: the adapter is powered off (src/adapter.c).

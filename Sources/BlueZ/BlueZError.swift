@@ -46,6 +46,10 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notSupported = Code(rawValue: "not-supported")
         /// The request is malformed (a bad offset, a value too long, ...).
         public static let invalidArguments = Code(rawValue: "invalid-arguments")
+        /// The attribute refused the offset or the length of a read or
+        /// write (ATT Invalid Offset or Invalid Attribute Value Length): a
+        /// valid request that this attribute's value cannot serve.
+        public static let attributeRefused = Code(rawValue: "attribute-refused")
         /// No answer within the caller's timeout.
         public static let timeout = Code(rawValue: "timeout")
         /// The adapter is powered off.

@@ -1303,7 +1303,11 @@ components:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }
     Conflict:
-      description: The device is not connected, an operation is in progress, or the name is ambiguous (`candidates`).
+      description: |
+        The device is not connected, an operation is in progress, the name is
+        ambiguous (`candidates`), or the attribute's value cannot serve the
+        offset or length asked (`attribute-refused`, with `att_error` 0x07
+        Invalid Offset or 0x0d Invalid Attribute Value Length).
       content:
         application/problem+json:
           schema: { $ref: "#/components/schemas/Problem" }

@@ -43,12 +43,15 @@ import Testing
     }
 
     @Test func aSecondConnectWhileConnectingFailsAsBluetoothdDoes() async throws {
-        let harness = try await SimulatorHarness(timing: 0.3)
+        // A 1.5 s connect (0.3 s × 5), and the second call 0.3 s into it:
+        // on a loaded machine the first call's task can take tens of
+        // milliseconds to send its message.
+        let harness = try await SimulatorHarness(timing: 5)
         defer { Task { await harness.close() } }
         let strap = try ObjectPath(TestScenarios.heartRatePath)
         try await harness.discover(strap)
         async let first = harness.error(strap, device, "Connect")
-        try await Task.sleep(for: .milliseconds(30))
+        try await Task.sleep(for: .milliseconds(300))
         let second = await harness.error(strap, device, "Connect")
         #expect(second == DBusError(ErrorName(unchecked: "org.bluez.Error.Failed"), "Operation already in progress"))
         #expect(await first == nil)

@@ -21,7 +21,11 @@ import Testing
         ("org.bluez.Error.AuthenticationCanceled", "Authentication Canceled", .pairingCancelled, nil),
         ("org.bluez.Error.AuthenticationTimeout", "Authentication Timeout", .pairingTimeout, nil),
         ("org.bluez.Error.NotSupported", "Operation is not supported", .notSupported, nil),
-        ("org.bluez.Error.InvalidArguments", "Invalid offset", .invalidArguments, nil),
+        // The peripheral's ATT Invalid Offset / Invalid Attribute Value
+        // Length: a valid request this attribute's value cannot serve.
+        ("org.bluez.Error.InvalidArguments", "Invalid offset", .attributeRefused, 0x07),
+        ("org.bluez.Error.InvalidArguments", "Invalid Length", .attributeRefused, 0x0d),
+        ("org.bluez.Error.InvalidArguments", "Invalid arguments in method call", .invalidArguments, nil),
         ("org.bluez.Error.InProgress", "In Progress", .inProgress, nil),
         ("org.bluez.Error.NotReady", "Resource Not Ready", .poweredOff, nil),
         ("org.bluez.Error.DoesNotExist", "Does Not Exist", .notFound, nil),

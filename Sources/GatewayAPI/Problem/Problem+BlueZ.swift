@@ -14,6 +14,7 @@ extension Problem {
         let (kind, status): (Kind, Status) =
             switch error.code {
             case .invalidArguments: (.invalidRequest, .badRequest)
+            case .attributeRefused: (.attributeRefused, .conflict)
             case .notPermitted: (.notPermitted, .forbidden)
             case .notAuthorized: (.notAuthorized, .forbidden)
             case .notPaired: (.notPaired, .forbidden)

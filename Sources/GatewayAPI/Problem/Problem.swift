@@ -77,6 +77,8 @@ extension Problem.Kind {
     public static let unsupportedMediaType = Self("unsupported-media-type", title: "Unsupported request body type")
     public static let unauthorized = Self("unauthorized", title: "A valid API key is required")
     public static let ambiguous = Self("ambiguous", title: "The name matches more than one attribute")
+    public static let attributeRefused = Self(
+        "attribute-refused", title: "The attribute's value cannot serve this offset or length")
     public static let internalError = Self("internal-error", title: "The gateway failed unexpectedly")
     public static let unavailable = Self("unavailable", title: "The gateway is not serving this request")
     // Bluetooth.
