@@ -19,6 +19,11 @@ public final class Gateway: Sendable {
     let streams = OpenStreams()
     let notifications: NotificationHub
     private let eventPump = StreamTask()
+    /// The peripheral role: applications and advertisements published through the API.
+    public let peripheral: Peripheral
+    /// The events of `GET /v1/peripheral/events`.
+    let peripheralLog: EventLog
+    let peripheralPump = StreamTask()
 
     public init(central: Central, configuration: GatewayConfiguration = GatewayConfiguration(), logger: Logger? = nil) {
         self.central = central
@@ -26,6 +31,8 @@ public final class Gateway: Sendable {
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize)
         self.notifications = NotificationHub()
+        self.peripheral = Peripheral(central: central)
+        self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -37,6 +44,8 @@ public final class Gateway: Sendable {
                 GatewayEvent(event).publish(to: log)
             }
         }
+        peripheral.start()
+        pumpPeripheralEvents()
     }
 
     /// BlueZ became reachable or not: worth a line in the log either way.
@@ -52,6 +61,13 @@ public final class Gateway: Sendable {
     public func stop() {
         eventPump.cancel()
         streams.finishAll()
+    }
+
+    /// Unregisters and unexports the applications and advertisements
+    /// published through the API (before the bus connection closes).
+    public func stopPeripheral() async {
+        await peripheral.stop()
+        peripheralPump.cancel()
     }
 
     /// Open event streams (scan, notification and event streams).
@@ -75,6 +91,7 @@ public final class Gateway: Sendable {
         addDeviceRoutes(to: &router)
         addGATTRoutes(to: &router)
         addEventRoutes(to: &router)
+        addPeripheralRoutes(to: &router)
         return router
     }
 }
