@@ -259,5 +259,6 @@ extension SimulatorCore {
 /// central.
 public struct CentralATTError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: UInt8
+    public init(code: UInt8) { self.code = code }
     public var description: String { "0x" + (code < 0x10 ? "0" : "") + String(code, radix: 16) }
 }
