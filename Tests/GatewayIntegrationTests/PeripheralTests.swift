@@ -11,12 +11,14 @@ import Testing
     static let heartRate = GATTUUID("2a37")!
     static let control = GATTUUID("2a39")!
     static let secret = GATTUUID("ff01")!
+    static let location = GATTUUID("2a38")!
     static let application = """
         {"services":[{"uuid":"180d","characteristics":[
           {"uuid":"2a37","flags":["read","notify"],"value":"0048"},
           {"uuid":"2a39","flags":["read","write"],"value":"00",
            "descriptors":[{"uuid":"2901","flags":["read"],"value":"control","encoding":"utf8"}]},
-          {"uuid":"ff01","flags":["read","write"],"delegate":true}]}]}
+          {"uuid":"ff01","flags":["read","write"],"delegate":true},
+          {"uuid":"2a38","flags":["read","indicate"],"value":"01"}]}]}
         """
 
     /// Waits until `condition` holds, polling; false at the deadline.
@@ -63,12 +65,55 @@ import Testing
         try await gateway.simulator.centralUnsubscribe(adapter: "hci0", characteristic: Self.heartRate)
         #expect(await events.waitFor(1, of: "unsubscribed").count == 1)
 
+        // An indication: the PUT returns once the central confirmed it.
+        try await gateway.simulator.centralSubscribe(adapter: "hci0", characteristic: Self.location)
+        _ = await events.waitFor(2, of: "subscribed")
+        for value in ["02", "03"] {
+            let indicated = try await gateway.request(
+                "PUT", "/v1/peripheral/applications/\(id)/characteristics/2a38/value", json: #"{"value":"\#(value)"}"#)
+            #expect(indicated.status == 200 && indicated.object["notified"] as? Bool == true, "\(indicated)")
+        }
+        #expect(try await gateway.simulator.centralReceived(adapter: "hci0", characteristic: Self.location) == [[0x02], [0x03]])
+
+        // Bodies and events are as openapi.yaml says.
+        let listed = try await gateway.get("/v1/peripheral/applications")
+        var documents: [(schema: String, json: String)] = [("PublishedApplication", created.text)]
+        documents += (listed.json as? [Any] ?? []).compactMap { element in
+            (try? JSONSerialization.data(withJSONObject: element)).map { ("PublishedApplication", String(decoding: $0, as: UTF8.self)) }
+        }
+        documents += events.events.map { ("PeripheralEvent", $0.data) }
+        #expect(documents.count >= 7)
+        let problems = try await SpecValidator.problems(documents)
+        #expect(problems.isEmpty, "\(problems.prefix(20).joined(separator: "\n"))")
+
         // Deleting unregisters it from bluetoothd.
         let deleted = try await gateway.request("DELETE", "/v1/peripheral/applications/\(id)")
         #expect(deleted.status == 204)
         #expect(await gateway.simulator.registeredApplications().isEmpty)
         #expect(try await gateway.get("/v1/peripheral/applications/\(id)").status == 404)
         events.close()
+        await gateway.stop()
+    }
+
+    @Test func badDefinitionsAreClearProblems() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        let flag = try await gateway.request(
+            "POST", "/v1/peripheral/applications",
+            json: #"{"services":[{"uuid":"180d","characteristics":[{"uuid":"2a37","flags":["read","shout"]}]}]}"#)
+        #expect(flag.status == 400 && flag.text.contains("shout"), "\(flag)")
+        let cccd = try await gateway.request(
+            "POST", "/v1/peripheral/applications",
+            json: #"{"services":[{"uuid":"180d","characteristics":[{"uuid":"2a37","flags":["notify"],"descriptors":[{"uuid":"2902"}]}]}]}"#)
+        #expect(cccd.status == 400, "\(cccd)")
+        let empty = try await gateway.request("POST", "/v1/peripheral/applications", json: #"{"services":[]}"#)
+        #expect(empty.status == 400, "\(empty)")
+        let adapter = try await gateway.request(
+            "POST", "/v1/peripheral/applications", json: #"{"adapter":"hci9","services":[{"uuid":"180d"}]}"#)
+        #expect(adapter.status == 404, "\(adapter)")
+        let error = try await gateway.request("POST", "/v1/peripheral/requests/req1", json: #"{"att_error":1}"#)
+        #expect(error.status == 400, "\(error)")
+        #expect(try await gateway.request("POST", "/v1/peripheral/requests/req1", json: #"{"value":"00"}"#).status == 404)
+        #expect(await gateway.simulator.registeredApplications().isEmpty)
         await gateway.stop()
     }
 
@@ -138,6 +183,10 @@ import Testing
         let capacity = try await gateway.get("/v1/peripheral/advertising")
         #expect(capacity.object["supported_instances"] as? Int == 5 && capacity.object["active_instances"] as? Int == 5)
 
+        let problems = try await SpecValidator.problems([
+            ("PublishedAdvertisement", created.text), ("Problem", long.text), ("Problem", sixth.text),
+        ])
+        #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
         #expect(try await gateway.request("DELETE", "/v1/peripheral/advertisements/\(id)").status == 204)
         #expect(await gateway.simulator.registeredAdvertisements().count == 4)
         await gateway.stop()
