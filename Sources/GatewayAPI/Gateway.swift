@@ -66,8 +66,11 @@ public final class Gateway: Sendable {
     /// Unregisters and unexports the applications and advertisements
     /// published through the API (before the bus connection closes).
     public func stopPeripheral() async {
-        await peripheral.stop()
+        let (applications, advertisements) = await peripheral.stop()
         peripheralPump.cancel()
+        if applications + advertisements > 0 {
+            logger.info("unregistered \(applications) application(s) and \(advertisements) advertisement(s) from bluetoothd")
+        }
     }
 
     /// Open event streams (scan, notification and event streams).

@@ -46,17 +46,21 @@ extension Peripheral {
         return record.id
     }
 
-    /// Unregisters and unexports an advertisement.
-    public func stopAdvertising(_ id: String) async throws(BlueZError) {
+    /// Unregisters and unexports an advertisement. Returns whether
+    /// bluetoothd acknowledged the unregistration (it is gone either way).
+    @discardableResult
+    public func stopAdvertising(_ id: String) async throws(BlueZError) -> Bool {
         guard let record = state.withLock({ $0.advertisements.removeValue(forKey: id) }) else {
             throw BlueZError(.notFound, "no advertisement \(id)")
         }
+        var unregistered = false
         if record.registered {
-            try? await callBluetoothd(
+            unregistered = (try? await callBluetoothd(
                 record.adapterPath, PeripheralManagers.advertisingManager, "UnregisterAdvertisement",
-                [.objectPath(record.path)])
+                [.objectPath(record.path)])) != nil
         }
         central.connection.objects.remove(at: record.path)
+        return unregistered
     }
 
     /// The running advertisements.

@@ -52,14 +52,17 @@ extension Peripheral {
         return record.id
     }
 
-    /// Unregisters and unexports an application.
-    public func removeApplication(_ id: String) async throws(BlueZError) {
+    /// Unregisters and unexports an application. Returns whether
+    /// bluetoothd acknowledged the unregistration (it is gone either way).
+    @discardableResult
+    public func removeApplication(_ id: String) async throws(BlueZError) -> Bool {
         guard let record = state.withLock({ $0.applications.removeValue(forKey: id) }) else {
             throw BlueZError(.notFound, "no application \(id)")
         }
+        var unregistered = false
         if record.registered {
-            try? await callBluetoothd(
-                record.adapterPath, PeripheralManagers.gattManager, "UnregisterApplication", [.objectPath(record.root)])
+            unregistered = (try? await callBluetoothd(
+                record.adapterPath, PeripheralManagers.gattManager, "UnregisterApplication", [.objectPath(record.root)])) != nil
         }
         unexport(record.root)
         let waiting = state.withLock { state -> [Promise<Void, BlueZError>] in
@@ -69,7 +72,8 @@ extension Peripheral {
             }
             return waiting
         }
-        for promise in waiting { _ = promise.resolve(.success(())) }
+        for promise in waiting { promise.resolve(.success(())) }
+        return unregistered
     }
 
     /// The published applications.

@@ -60,15 +60,18 @@ public final class Peripheral: Sendable {
     }
 
     /// Unregisters and unexports every application and advertisement and
-    /// ends every event stream. Idempotent.
-    public func stop() async {
+    /// ends every event stream; returns how many of each bluetoothd
+    /// acknowledged unregistering. Idempotent.
+    @discardableResult
+    public func stop() async -> (applications: Int, advertisements: Int) {
         follower.withLock { $0?.cancel() }
         let (applications, advertisements) = state.withLock { state in
             state.stopped = true
             return (Array(state.applications.keys), Array(state.advertisements.keys))
         }
-        for id in applications { try? await removeApplication(id) }
-        for id in advertisements { try? await stopAdvertising(id) }
+        var unregistered = (applications: 0, advertisements: 0)
+        for id in applications where (try? await removeApplication(id)) == true { unregistered.applications += 1 }
+        for id in advertisements where (try? await stopAdvertising(id)) == true { unregistered.advertisements += 1 }
         let (sinks, pending) = state.withLock { state in
             defer {
                 state.sinks = [:]
@@ -78,6 +81,7 @@ public final class Peripheral: Sendable {
         }
         for request in pending { request.promise.resolve(.success(.attError(PeripheralState.unlikelyError))) }
         for sink in sinks { sink.finish() }
+        return unregistered
     }
 
     /// A stream of what centrals do, for as long as it is consumed.
