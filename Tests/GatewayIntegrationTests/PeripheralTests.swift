@@ -52,6 +52,11 @@ import Testing
         #expect(try await gateway.get("/v1/peripheral/applications/\(id)/characteristics/2a39/value").object["value"] as? String == "01")
         #expect(await events.waitFor(1, of: "central-connected").count == 1)
 
+        // bluetoothd refuses what the flags do not allow, without asking.
+        await #expect(throws: CentralATTError(code: 0x03)) {
+            try await gateway.simulator.centralWrite([0x01], adapter: "hci0", characteristic: Self.heartRate)
+        }
+
         // Subscribing is an event; the gateway's PUT notifies the central.
         try await gateway.simulator.centralSubscribe(adapter: "hci0", characteristic: Self.heartRate)
         #expect(await events.waitFor(1, of: "subscribed").first?.json["characteristic"] as? String

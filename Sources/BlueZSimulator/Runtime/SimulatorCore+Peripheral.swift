@@ -173,7 +173,12 @@ extension SimulatorCore {
     }
 
     func centralRead(adapter: String, _ uuid: GATTUUID) async throws -> [UInt8] {
-        let (key, _) = try registeredCharacteristic(adapter: adapter, uuid)
+        let (key, characteristic) = try registeredCharacteristic(adapter: adapter, uuid)
+        // bluetoothd answers from the attribute's permissions before it
+        // asks the application.
+        guard characteristic.flags.contains(where: { $0.hasSuffix("read") }) else {
+            throw CentralATTError(code: ATTError.readNotPermitted)
+        }
         let reply = try await callApplication(
             key, "ReadValue", [.vardict(centralOptions(adapter: adapter, extra: ["offset": .uint16(0)]))],
             permissionError: 0x02)
@@ -181,7 +186,10 @@ extension SimulatorCore {
     }
 
     func centralWrite(adapter: String, _ uuid: GATTUUID, _ value: [UInt8]) async throws {
-        let (key, _) = try registeredCharacteristic(adapter: adapter, uuid)
+        let (key, characteristic) = try registeredCharacteristic(adapter: adapter, uuid)
+        guard characteristic.flags.contains(where: { $0.contains("write") }) else {
+            throw CentralATTError(code: ATTError.writeNotPermitted)
+        }
         _ = try await callApplication(
             key, "WriteValue",
             [.bytes(value), .vardict(centralOptions(adapter: adapter, extra: ["offset": .uint16(0), "type": .string("request")]))],
@@ -193,6 +201,10 @@ extension SimulatorCore {
     /// value to the central, and calls Confirm for indications.
     func centralSubscribe(adapter: String, _ uuid: GATTUUID) async throws {
         let (key, characteristic) = try registeredCharacteristic(adapter: adapter, uuid)
+        // Without notify or indicate there is no CCC descriptor to write.
+        guard characteristic.flags.contains(where: { $0.hasSuffix("notify") || $0.hasSuffix("indicate") }) else {
+            throw CentralATTError(code: ATTError.requestNotSupported)
+        }
         guard peripheral.subscriptions[key] == nil else { return }
         let rule = MatchRule(
             sender: key.owner, interface: Self.propertiesInterface, member: "PropertiesChanged", path: key.path)

@@ -137,9 +137,7 @@ enum PeripheralJSON {
     ]
 
     static func advertisement(_ body: JSONBody) throws(Problem) -> Advertisement {
-        let root = Field(json: .object(body.members), path: "")
         func field(_ name: String) -> Field { Field(json: body[name], path: name) }
-        _ = root
         let encoding = try ByteEncoding(parameter: try field("encoding").string())
         var advertisement = Advertisement()
         if let type = try field("type").string() {
