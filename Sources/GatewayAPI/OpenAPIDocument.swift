@@ -1682,6 +1682,11 @@ components:
                   type: object
                   required: [uuid, flags]
                   additionalProperties: false
+                  allOf:
+                    - if: { properties: { encoding: { const: hex } } }
+                      then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+                    - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+                      then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
                   properties:
                     uuid: { $ref: "#/components/schemas/UUIDInput" }
                     flags: { $ref: "#/components/schemas/LocalFlags" }
@@ -1694,8 +1699,17 @@ components:
                         type: object
                         required: [uuid]
                         additionalProperties: false
+                        allOf:
+                          - if: { properties: { encoding: { const: hex } } }
+                            then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+                          - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+                            then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
                         properties:
-                          uuid: { $ref: "#/components/schemas/UUIDInput" }
+                          uuid:
+                            description: Not 2902, which bluetoothd adds to notifying characteristics itself.
+                            allOf:
+                              - { $ref: "#/components/schemas/UUIDInput" }
+                              - not: { pattern: "^((0[xX])?(2902|00002902)|0000290200001000800000805[fF]9[bB]34[fF][bB]|00002902-0000-1000-8000-00805[fF]9[bB]34[fF][bB])$" }
                           flags:
                             type: array
                             items: { type: string, enum: [read, write, encrypt-read, encrypt-write, encrypt-authenticated-read, encrypt-authenticated-write, secure-read, secure-write, authorize] }
@@ -1741,13 +1755,39 @@ components:
     RequestAnswer:
       type: object
       additionalProperties: false
+      description: A `value` (in `encoding`) or an `att_error`, not both.
+      not: { required: [value, att_error] }
+      allOf:
+        - if: { properties: { encoding: { const: hex } } }
+          then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+        - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+          then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
       properties:
         value: { type: string, description: The bytes, in `encoding`. }
         encoding: { $ref: "#/components/schemas/Encoding" }
-        att_error: { type: integer, minimum: 0, maximum: 255, description: The ATT error code the central receives. }
+        att_error:
+          description: The ATT error code the central receives (one bluetoothd can send).
+          anyOf:
+            - { type: integer, enum: [2, 3, 6, 7, 8, 13, 14] }
+            - { type: integer, minimum: 128, maximum: 159 }
     AdvertisementRequest:
       type: object
       additionalProperties: false
+      description: |
+        The data must fit in 31 bytes (and the local name in the 31 bytes of
+        the scan response); `min_interval_ms` at most `max_interval_ms`.
+        Bytes are in `encoding` (hex by default).
+      allOf:
+        - if: { properties: { encoding: { const: hex } } }
+          then:
+            properties:
+              manufacturer_data: { additionalProperties: { $ref: "#/components/schemas/HexBytes" } }
+              service_data: { additionalProperties: { $ref: "#/components/schemas/HexBytes" } }
+        - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+          then:
+            properties:
+              manufacturer_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
+              service_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
       properties:
         adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
         type: { type: string, enum: [peripheral, broadcast], default: peripheral }
@@ -1756,10 +1796,12 @@ components:
         manufacturer_data:
           type: object
           description: Bytes (in `encoding`) by company identifier (decimal, or hex as `0x004c`).
+          propertyNames: { pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
           additionalProperties: { type: string }
         service_data:
           type: object
           description: Bytes (in `encoding`) by service UUID.
+          propertyNames: { $ref: "#/components/schemas/UUIDInput" }
           additionalProperties: { type: string }
         encoding: { $ref: "#/components/schemas/Encoding" }
         appearance: { type: integer, minimum: 0, maximum: 65535 }

@@ -13,7 +13,7 @@ enum PeripheralJSON {
 
         func string() throws(Problem) -> String? {
             switch json {
-            case nil, .null?: return nil
+            case nil: return nil
             case .string(let value)?: return value
             default: throw Problem.invalidParameter(path, "must be a string")
             }
@@ -26,7 +26,7 @@ enum PeripheralJSON {
 
         func bool() throws(Problem) -> Bool? {
             switch json {
-            case nil, .null?: return nil
+            case nil: return nil
             case .bool(let value)?: return value
             default: throw Problem.invalidParameter(path, "must be true or false")
             }
@@ -34,7 +34,7 @@ enum PeripheralJSON {
 
         func int(in range: ClosedRange<Int>) throws(Problem) -> Int? {
             switch json {
-            case nil, .null?: return nil
+            case nil: return nil
             case .int(let value)? where range.contains(value): return value
             default: throw Problem.invalidParameter(path, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }
@@ -42,7 +42,7 @@ enum PeripheralJSON {
 
         func array() throws(Problem) -> [Field] {
             switch json {
-            case nil, .null?: return []
+            case nil: return []
             case .array(let elements)?: return elements.enumerated().map { Field(json: $1, path: "\(path)[\($0)]") }
             default: throw Problem.invalidParameter(path, "must be an array")
             }
@@ -50,7 +50,7 @@ enum PeripheralJSON {
 
         func object(allowed: Set<String>) throws(Problem) -> [(String, JSON)] {
             switch json {
-            case nil, .null?: return []
+            case nil: return []
             case .object(let members)?:
                 if let unknown = members.first(where: { !allowed.contains($0.0) }) {
                     throw Problem.invalidParameter(
@@ -63,7 +63,7 @@ enum PeripheralJSON {
 
         func members() throws(Problem) -> [(String, JSON)] {
             switch json {
-            case nil, .null?: return []
+            case nil: return []
             case .object(let members)?: return members
             default: throw Problem.invalidParameter(path, "must be an object")
             }
