@@ -36,7 +36,8 @@ def _shorten(container, key, longest, *, default=None):
     if value is None:
         if default is not None:
             container[key] = default
-    elif isinstance(value, int) and not isinstance(value, bool) and value > longest:
+    elif isinstance(value, (int, float)) and not isinstance(value, bool) and value > longest:
+        # A float such as 27742.0 is an integer to JSON and to the gateway.
         container[key] = longest
 
 
@@ -48,6 +49,11 @@ def before_call(ctx, case, **kwargs):
             case.query = {}
         _shorten(case.query, "duration_ms", STREAM_MILLISECONDS, default=STREAM_MILLISECONDS)
     _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS)
+    if label == "POST /v1/devices/{address}/connect":
+        # Without timeout_ms a connect may take the default 30 s.
+        if case.query is None:
+            case.query = {}
+        _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS, default=LONGEST_TIMEOUT_MS)
     if label == "POST /v1/scan":
         _shorten(case.body, "duration_ms", LONGEST_SCAN_MS)
     if label == "POST /v1/peripheral/advertisements":
@@ -75,5 +81,6 @@ def _fit_advertisement(body):
     if isinstance(body.get("local_name"), str):
         body["local_name"] = body["local_name"].encode()[:29].decode("utf-8", "ignore")
     low, high = body.get("min_interval_ms"), body.get("max_interval_ms")
-    if isinstance(low, int) and isinstance(high, int) and not isinstance(low, bool) and not isinstance(high, bool) and low > high:
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+    if numbers and low > high:
         body["min_interval_ms"], body["max_interval_ms"] = high, low
