@@ -28,6 +28,11 @@ public final class Gateway: Sendable {
     let standing: StandingSubscriptions
     private let eventPump = StreamTask()
     private let keeperPump = StreamTask()
+    /// The peripheral role: applications and advertisements published through the API.
+    public let peripheral: Peripheral
+    /// The events of `GET /v1/peripheral/events`.
+    let peripheralLog: EventLog
+    let peripheralPump = StreamTask()
 
     /// The state store, when the gateway keeps its state across restarts.
     let store: Store?
@@ -48,6 +53,8 @@ public final class Gateway: Sendable {
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
         self.standing = StandingSubscriptions(central: central)
+        self.peripheral = Peripheral(central: central)
+        self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -63,6 +70,8 @@ public final class Gateway: Sendable {
         keeperPump.start { [log] in
             for await step in steps { GatewayEvent(step).publish(to: log) }
         }
+        peripheral.start()
+        pumpPeripheralEvents()
     }
 
     /// BlueZ became reachable or not: worth a line in the log either way.
@@ -82,6 +91,16 @@ public final class Gateway: Sendable {
         keeperPump.cancel()
         eventPump.cancel()
         streams.finishAll()
+    }
+
+    /// Unregisters and unexports the applications and advertisements
+    /// published through the API (before the bus connection closes).
+    public func stopPeripheral() async {
+        let (applications, advertisements) = await peripheral.stop()
+        peripheralPump.cancel()
+        if applications + advertisements > 0 {
+            logger.info("unregistered \(applications) application(s) and \(advertisements) advertisement(s) from bluetoothd")
+        }
     }
 
     /// Open event streams (scan, notification and event streams).
@@ -114,6 +133,7 @@ public final class Gateway: Sendable {
         addPairingRoutes(to: &router)
         addKeepRoutes(to: &router)
         addSubscriptionRoutes(to: &router)
+        addPeripheralRoutes(to: &router)
         return router
     }
 }

@@ -78,6 +78,7 @@ tags:
   - name: gatt
   - name: events
   - name: pairing
+  - name: peripheral
 
 paths:
   /health:
@@ -1103,6 +1104,331 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
 
+  /v1/peripheral/applications:
+    post:
+      tags: [peripheral]
+      operationId: publishApplication
+      summary: Publish a GATT application
+      description: |
+        Exports the services, characteristics and descriptors and registers
+        them with bluetoothd (`GattManager1.RegisterApplication`) on the
+        adapter (`adapter` in the body or the query, default the gateway's).
+        Centrals' reads are answered from the stored value, their writes
+        stored and reported (`written` on `GET /v1/peripheral/events`). A
+        characteristic with `delegate: true` sends every read and write to
+        the event stream as a `request` that a client answers with `POST
+        /v1/peripheral/requests/{id}`. Flags are bluetoothd's
+        (`read`, `write`, `write-without-response`, `notify`, `indicate`,
+        `encrypt-read`, `authorize`, ...); bluetoothd adds the 2902
+        descriptor of a notifying characteristic itself. The application is
+        registered again when bluetoothd restarts or the bus comes back.
+      parameters:
+        - $ref: "#/components/parameters/AdapterQuery"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/ApplicationRequest" }
+            example:
+              services:
+                - uuid: 180d
+                  characteristics:
+                    - { uuid: 2a37, flags: [read, notify], value: "0048" }
+                    - { uuid: 2a39, flags: [write], delegate: true }
+      responses:
+        "201":
+          description: Published and registered.
+          headers:
+            Location:
+              schema: { type: string }
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/PublishedApplication" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "413": { $ref: "#/components/responses/TooLarge" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+        "504": { $ref: "#/components/responses/Timeout" }
+    get:
+      tags: [peripheral]
+      operationId: listApplications
+      summary: The published applications
+      parameters:
+        - $ref: "#/components/parameters/Encoding"
+      responses:
+        "200":
+          description: Every published application.
+          content:
+            application/json:
+              schema: { type: array, items: { $ref: "#/components/schemas/PublishedApplication" } }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/peripheral/applications/{id}:
+    parameters:
+      - $ref: "#/components/parameters/PeripheralID"
+    get:
+      tags: [peripheral]
+      operationId: getApplication
+      summary: One published application
+      parameters:
+        - $ref: "#/components/parameters/Encoding"
+      responses:
+        "200":
+          description: The application, its current values and which characteristics centrals subscribed to.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/PublishedApplication" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+    delete:
+      tags: [peripheral]
+      operationId: deleteApplication
+      summary: Unpublish an application
+      description: Unregisters it from bluetoothd (`UnregisterApplication`) and removes its objects.
+      responses:
+        "204": { description: Unpublished. }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+  /v1/peripheral/applications/{id}/characteristics/{characteristic}/value:
+    parameters:
+      - $ref: "#/components/parameters/PeripheralID"
+      - name: characteristic
+        in: path
+        required: true
+        description: The characteristic's UUID.
+        schema: { $ref: "#/components/schemas/UUIDInput" }
+      - $ref: "#/components/parameters/ServiceQuery"
+    get:
+      tags: [peripheral]
+      operationId: getLocalValue
+      summary: A characteristic's stored value
+      parameters:
+        - $ref: "#/components/parameters/Encoding"
+      responses:
+        "200":
+          description: The value centrals read.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Value" }
+            application/octet-stream:
+              schema: { type: string, format: binary }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+    put:
+      tags: [peripheral]
+      operationId: setLocalValue
+      summary: Set a characteristic's value; notify or indicate subscribers
+      description: |
+        Stores the value. When centrals subscribed, bluetoothd sends it to
+        every one of them: a notification, or an indication, for which the
+        answer waits until the central confirmed it (bluetoothd's
+        `Confirm`); an indication nobody confirms within 10 s is a 504.
+        Values are sent in order and never dropped.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/DescriptorWriteRequest" }
+            example: { value: "0050" }
+          application/octet-stream:
+            schema: { type: string, format: binary }
+      responses:
+        "200":
+          description: Stored; `notified` says whether subscribed centrals were sent it.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [notified]
+                properties:
+                  notified: { type: boolean }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "413": { $ref: "#/components/responses/TooLarge" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "504": { $ref: "#/components/responses/Timeout" }
+  /v1/peripheral/requests/{id}:
+    post:
+      tags: [peripheral]
+      operationId: answerRequest
+      summary: Answer a central's delegated request
+      description: |
+        The answer to a `request` event: a `value` (for a read, the bytes
+        the central receives; for a write, any value accepts it) or an
+        `att_error` the central receives instead (0x02, 0x03, 0x06, 0x07,
+        0x08, 0x0d, 0x0e, or 0x80-0x9f, the codes bluetoothd can send).
+        A request not answered by its deadline (`timeout_ms`) was answered
+        with 0x0e (Unlikely Error) and is gone: a 404.
+      parameters:
+        - name: id
+          in: path
+          required: true
+          description: The request's id from its event.
+          schema: { type: string, pattern: "^req[0-9]+$" }
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/RequestAnswer" }
+            example: { value: "cafe" }
+      responses:
+        "204": { description: The central got the answer. }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "413": { $ref: "#/components/responses/TooLarge" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+  /v1/peripheral/events:
+    get:
+      tags: [peripheral]
+      operationId: peripheralEventStream
+      summary: What centrals do with the published applications
+      description: |
+        `read` and `written` (answered from the stored value), `request`
+        (a delegated read or write waiting for `POST
+        /v1/peripheral/requests/{id}`, with its `timeout_ms`),
+        `request-expired`, `subscribed` and `unsubscribed` (bluetoothd
+        started or stopped notifying: its first central subscribed, or its
+        last unsubscribed), `central-connected` (a central used an
+        application for the first time), `reregistered` (after bluetoothd
+        restarted or the bus came back; `error` if that failed).
+        `Last-Event-ID` replays from this stream's own buffer.
+      parameters:
+        - name: type
+          in: query
+          description: Only these event types (repeat, or comma-separate).
+          style: form
+          explode: true
+          schema:
+            type: array
+            items: { $ref: "#/components/schemas/PeripheralEventType" }
+        - $ref: "#/components/parameters/LastEventID"
+        - name: last_event_id
+          in: query
+          description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
+          schema: { type: integer, minimum: 0 }
+        - $ref: "#/components/parameters/StreamDuration"
+      responses:
+        "200":
+          description: A `text/event-stream`; `data` is a `PeripheralEvent`.
+          content:
+            text/event-stream:
+              itemSchema: { $ref: "#/components/schemas/PeripheralStreamEvent" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/peripheral/advertisements:
+    post:
+      tags: [peripheral]
+      operationId: startAdvertising
+      summary: Start an advertisement
+      description: |
+        Exports an `LEAdvertisement1` and registers it with bluetoothd
+        (`RegisterAdvertisement`). The advertising data (Flags, service
+        UUIDs, manufacturer and service data, appearance, TX power) must
+        fit in 31 bytes, and so must the local name in the scan response: a
+        400 says how many bytes it takes. When every advertising instance
+        of the adapter is in use (`GET /v1/peripheral/advertising`), a 409
+        (`org.bluez.Error.NotPermitted`). Presets: `ibeacon` (Apple's
+        manufacturer data, not connectable) and `eddystone_url`.
+      parameters:
+        - $ref: "#/components/parameters/AdapterQuery"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/AdvertisementRequest" }
+            example: { local_name: thermo, service_uuids: [181a], appearance: 768 }
+      responses:
+        "201":
+          description: Advertising.
+          headers:
+            Location:
+              schema: { type: string }
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/PublishedAdvertisement" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "413": { $ref: "#/components/responses/TooLarge" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+        "504": { $ref: "#/components/responses/Timeout" }
+    get:
+      tags: [peripheral]
+      operationId: listAdvertisements
+      summary: The running advertisements
+      responses:
+        "200":
+          description: Every advertisement started through the gateway.
+          content:
+            application/json:
+              schema: { type: array, items: { $ref: "#/components/schemas/PublishedAdvertisement" } }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+  /v1/peripheral/advertisements/{id}:
+    parameters:
+      - $ref: "#/components/parameters/PeripheralID"
+    get:
+      tags: [peripheral]
+      operationId: getAdvertisement
+      summary: One advertisement
+      responses:
+        "200":
+          description: The advertisement.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/PublishedAdvertisement" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+    delete:
+      tags: [peripheral]
+      operationId: stopAdvertisement
+      summary: Stop an advertisement
+      responses:
+        "204": { description: Stopped and unregistered. }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+  /v1/peripheral/advertising:
+    get:
+      tags: [peripheral]
+      operationId: advertisingCapacity
+      summary: The adapter's advertising capacity
+      description: bluetoothd's `SupportedInstances`, `ActiveInstances` and `SupportedIncludes`, and the data length a legacy advertisement takes.
+      parameters:
+        - $ref: "#/components/parameters/AdapterQuery"
+      responses:
+        "200":
+          description: The capacity.
+          content:
+            application/json:
+              schema:
+                type: object
+                required: [supported_instances, active_instances, supported_includes, max_data_length]
+                properties:
+                  supported_instances: { type: integer, minimum: 0 }
+                  active_instances: { type: integer, minimum: 0 }
+                  supported_includes: { type: array, items: { type: string } }
+                  max_data_length: { type: integer }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/Unavailable" }
+        "504": { $ref: "#/components/responses/Timeout" }
+
 components:
   securitySchemes:
     bearer:
@@ -1259,6 +1585,12 @@ components:
       description: Resume after this event id (an empty value means none, as it does to EventSource).
       schema: { type: string, pattern: "^[0-9]{0,19}$" }
 
+    PeripheralID:
+      name: id
+      in: path
+      required: true
+      description: The id the gateway gave the application (`app1`) or advertisement (`adv1`).
+      schema: { type: string, pattern: "^(app|adv)[0-9]+$" }
   responses:
     BadRequest:
       description: The request is malformed (a bad address, UUID, encoding, value or body).
@@ -1935,6 +2267,240 @@ components:
           then:
             properties:
               data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/GatewayEvent" } }
+    LocalFlags:
+      type: array
+      minItems: 1
+      items:
+        type: string
+        enum: [broadcast, read, write-without-response, write, notify, indicate, authenticated-signed-writes,
+          extended-properties, reliable-write, writable-auxiliaries, encrypt-read, encrypt-write,
+          encrypt-authenticated-read, encrypt-authenticated-write, secure-read, secure-write, authorize,
+          encrypt-notify, encrypt-authenticated-notify, secure-notify, encrypt-indicate,
+          encrypt-authenticated-indicate, secure-indicate]
+    ApplicationRequest:
+      type: object
+      required: [services]
+      additionalProperties: false
+      properties:
+        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        services:
+          type: array
+          minItems: 1
+          items:
+            type: object
+            required: [uuid]
+            additionalProperties: false
+            properties:
+              uuid: { $ref: "#/components/schemas/UUIDInput" }
+              primary: { type: boolean, default: true }
+              characteristics:
+                type: array
+                items:
+                  type: object
+                  required: [uuid, flags]
+                  additionalProperties: false
+                  allOf:
+                    - if: { properties: { encoding: { const: hex } } }
+                      then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+                    - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+                      then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
+                  properties:
+                    uuid: { $ref: "#/components/schemas/UUIDInput" }
+                    flags: { $ref: "#/components/schemas/LocalFlags" }
+                    value: { type: string, description: The initial value, in `encoding`. }
+                    encoding: { $ref: "#/components/schemas/Encoding" }
+                    delegate: { type: boolean, default: false, description: Centrals' reads and writes are answered by a client. }
+                    descriptors:
+                      type: array
+                      items:
+                        type: object
+                        required: [uuid]
+                        additionalProperties: false
+                        allOf:
+                          - if: { properties: { encoding: { const: hex } } }
+                            then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+                          - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+                            then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
+                        properties:
+                          uuid:
+                            description: Not 2902, which bluetoothd adds to notifying characteristics itself.
+                            allOf:
+                              - { $ref: "#/components/schemas/UUIDInput" }
+                              - not: { pattern: "^((0[xX])?(2902|00002902)|0000290200001000800000805[fF]9[bB]34[fF][bB]|00002902-0000-1000-8000-00805[fF]9[bB]34[fF][bB])$" }
+                          flags:
+                            type: array
+                            items: { type: string, enum: [read, write, encrypt-read, encrypt-write, encrypt-authenticated-read, encrypt-authenticated-write, secure-read, secure-write, authorize] }
+                          value: { type: string }
+                          encoding: { $ref: "#/components/schemas/Encoding" }
+    PublishedApplication:
+      type: object
+      required: [id, adapter, registered, services]
+      properties:
+        id: { type: string }
+        adapter: { type: string }
+        registered: { type: boolean, description: Whether bluetoothd has it registered now. }
+        services:
+          type: array
+          items:
+            type: object
+            required: [uuid, primary, characteristics]
+            properties:
+              uuid: { $ref: "#/components/schemas/UUID" }
+              primary: { type: boolean }
+              characteristics:
+                type: array
+                items:
+                  type: object
+                  required: [uuid, flags, delegate, notifying, value, encoding, descriptors]
+                  properties:
+                    uuid: { $ref: "#/components/schemas/UUID" }
+                    flags: { type: array, items: { type: string } }
+                    delegate: { type: boolean }
+                    notifying: { type: boolean }
+                    value: { type: string }
+                    encoding: { $ref: "#/components/schemas/Encoding" }
+                    descriptors:
+                      type: array
+                      items:
+                        type: object
+                        required: [uuid, flags, value, encoding]
+                        properties:
+                          uuid: { $ref: "#/components/schemas/UUID" }
+                          flags: { type: array, items: { type: string } }
+                          value: { type: string }
+                          encoding: { $ref: "#/components/schemas/Encoding" }
+    RequestAnswer:
+      type: object
+      additionalProperties: false
+      description: A `value` (in `encoding`) or an `att_error`, not both.
+      not: { required: [value, att_error] }
+      allOf:
+        - if: { properties: { encoding: { const: hex } } }
+          then: { properties: { value: { $ref: "#/components/schemas/HexBytes" } } }
+        - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+          then: { properties: { value: { $ref: "#/components/schemas/Base64Bytes" } } }
+      properties:
+        value: { type: string, description: The bytes, in `encoding`. }
+        encoding: { $ref: "#/components/schemas/Encoding" }
+        att_error:
+          description: The ATT error code the central receives (one bluetoothd can send).
+          anyOf:
+            - { type: integer, enum: [2, 3, 6, 7, 8, 13, 14] }
+            - { type: integer, minimum: 128, maximum: 159 }
+    AdvertisementRequest:
+      type: object
+      additionalProperties: false
+      description: |
+        The data must fit in 31 bytes (and the local name in the 31 bytes of
+        the scan response); `min_interval_ms` at most `max_interval_ms`.
+        Bytes are in `encoding` (hex by default).
+      allOf:
+        - if: { properties: { encoding: { const: hex } } }
+          then:
+            properties:
+              manufacturer_data: { additionalProperties: { $ref: "#/components/schemas/HexBytes" } }
+              service_data: { additionalProperties: { $ref: "#/components/schemas/HexBytes" } }
+        - if: { required: [encoding], properties: { encoding: { const: base64 } } }
+          then:
+            properties:
+              manufacturer_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
+              service_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
+      properties:
+        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        type: { type: string, enum: [peripheral, broadcast], default: peripheral }
+        local_name: { type: string }
+        service_uuids: { type: array, items: { $ref: "#/components/schemas/UUIDInput" } }
+        manufacturer_data:
+          type: object
+          description: Bytes (in `encoding`) by company identifier (decimal, or hex as `0x004c`).
+          propertyNames: { pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
+          additionalProperties: { type: string }
+        service_data:
+          type: object
+          description: Bytes (in `encoding`) by service UUID.
+          propertyNames: { $ref: "#/components/schemas/UUIDInput" }
+          additionalProperties: { type: string }
+        encoding: { $ref: "#/components/schemas/Encoding" }
+        appearance: { type: integer, minimum: 0, maximum: 65535 }
+        discoverable: { type: boolean }
+        include_tx_power: { type: boolean, default: false }
+        tx_power: { type: integer, minimum: -127, maximum: 20, description: The requested TX power in dBm. }
+        min_interval_ms: { type: integer, minimum: 20, maximum: 10485 }
+        max_interval_ms: { type: integer, minimum: 20, maximum: 10485 }
+        ibeacon:
+          type: object
+          required: [uuid]
+          additionalProperties: false
+          properties:
+            uuid: { $ref: "#/components/schemas/UUIDInput" }
+            major: { type: integer, minimum: 0, maximum: 65535, default: 0 }
+            minor: { type: integer, minimum: 0, maximum: 65535, default: 0 }
+            measured_power: { type: integer, minimum: -127, maximum: 20, default: -59 }
+        eddystone_url: { type: string, pattern: "^https?://", description: An Eddystone-URL frame (at most 17 bytes once encoded). }
+    PublishedAdvertisement:
+      type: object
+      required: [id, adapter, registered, type, service_uuids, manufacturer_data, service_data, include_tx_power, data_length]
+      properties:
+        id: { type: string }
+        adapter: { type: string }
+        registered: { type: boolean }
+        type: { type: string, enum: [peripheral, broadcast] }
+        local_name: { type: string }
+        service_uuids: { type: array, items: { $ref: "#/components/schemas/UUID" } }
+        manufacturer_data: { type: object, additionalProperties: { type: string } }
+        service_data: { type: object, additionalProperties: { type: string } }
+        appearance: { type: integer }
+        discoverable: { type: boolean }
+        include_tx_power: { type: boolean }
+        tx_power: { type: integer }
+        min_interval_ms: { type: integer }
+        max_interval_ms: { type: integer }
+        data_length: { type: integer, description: The bytes the advertising data takes (at most 31). }
+    PeripheralEventType:
+      type: string
+      enum: [read, written, request, request-expired, subscribed, unsubscribed, central-connected, reregistered]
+    PeripheralEvent:
+      type: object
+      required: [type, timestamp]
+      properties:
+        type: { $ref: "#/components/schemas/PeripheralEventType" }
+        timestamp: { $ref: "#/components/schemas/Timestamp" }
+        id: { type: string, description: "`request`, `request-expired`: the request's id; `reregistered`: the application or advertisement." }
+        kind: { type: string, description: "`request`: read or write; `reregistered`: application or advertisement." }
+        application: { type: string }
+        adapter: { type: string }
+        service: { $ref: "#/components/schemas/UUID" }
+        characteristic: { $ref: "#/components/schemas/UUID" }
+        central: { $ref: "#/components/schemas/Address" }
+        offset: { type: integer }
+        timeout_ms: { type: integer, description: "`request`: how long the request waits for its answer." }
+        value: { type: string }
+        encoding: { $ref: "#/components/schemas/Encoding" }
+        error: { type: string }
+    PeripheralStreamEvent:
+      type: object
+      description: One event of `GET /v1/peripheral/events`, as an SSE client reads it; `data` is JSON.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event:
+          anyOf:
+            - { $ref: "#/components/schemas/PeripheralEventType" }
+            - { enum: [replay-gap, gateway-stopping] }
+        data: { type: string, contentMediaType: application/json }
+      allOf:
+        - if: { properties: { event: { const: replay-gap } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ReplayGap" } }
+        - if: { properties: { event: { const: gateway-stopping } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/ScanStopped" } }
+        - if: { properties: { event: { not: { enum: [replay-gap, gateway-stopping] } } } }
+          then:
+            properties:
+              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/PeripheralEvent" } }
 
 """#
 

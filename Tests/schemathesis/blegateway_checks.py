@@ -13,7 +13,10 @@ so the gateway still has to refuse them.
 """
 import schemathesis
 
-STREAMS = {"GET /v1/scan", "GET /v1/events", "GET /v1/devices/{address}/characteristics/{characteristic}/notifications"}
+STREAMS = {
+    "GET /v1/scan", "GET /v1/events", "GET /v1/devices/{address}/characteristics/{characteristic}/notifications",
+    "GET /v1/peripheral/events",
+}
 STREAM_MILLISECONDS = 400
 LONGEST_TIMEOUT_MS = 1500
 # Operations with `timeout_ms`: without it a connect to an address nobody
@@ -70,3 +73,31 @@ def before_call(ctx, case, **kwargs):
         _shorten(case.query, "timeout_ms", LONGEST_TIMEOUT_MS, default=LONGEST_TIMEOUT_MS)
     if label == "POST /v1/scan":
         _shorten(case.body, "duration_ms", LONGEST_SCAN_MS)
+    if label == "POST /v1/peripheral/advertisements":
+        _fit_advertisement(case.body)
+
+
+def _fit_advertisement(body):
+    """Makes a valid advertisement fit the 31 bytes of legacy advertising,
+    which a schema cannot express: well-typed data fields are dropped or
+    shortened, and the intervals ordered; wrongly typed ones are left for
+    the gateway to refuse."""
+    if not isinstance(body, dict):
+        return
+    for key in ("manufacturer_data", "service_data"):
+        if isinstance(body.get(key), dict):
+            body.pop(key)
+    if isinstance(body.get("service_uuids"), list):
+        body.pop("service_uuids")
+    if isinstance(body.get("ibeacon"), dict):
+        # The beacon takes 30 of the 31 bytes.
+        for key in ("eddystone_url", "appearance", "include_tx_power"):
+            body.pop(key, None)
+    if isinstance(body.get("eddystone_url"), str):
+        body["eddystone_url"] = "https://example.com/"
+    if isinstance(body.get("local_name"), str):
+        body["local_name"] = body["local_name"].encode()[:29].decode("utf-8", "ignore")
+    low, high = body.get("min_interval_ms"), body.get("max_interval_ms")
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+    if numbers and low > high:
+        body["min_interval_ms"], body["max_interval_ms"] = high, low

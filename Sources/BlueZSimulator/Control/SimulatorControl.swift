@@ -99,10 +99,10 @@ public enum SimulatorControl {
                 Method("ExportedDevices", outputs: [Argument("addresses", .array(.string))]) { _ in
                     [.array(.string, await simulator.exportedDevices().map { .string($0.description) })]
                 },
-            ])
+            ] + centralMethods(simulator))
     }
 
-    private static func argument<T>(_ call: MethodCall, _ index: Int, _ accessor: KeyPath<Value, T?>, _ name: String)
+    static func argument<T>(_ call: MethodCall, _ index: Int, _ accessor: KeyPath<Value, T?>, _ name: String)
         throws(DBusError) -> T
     {
         guard index < call.arguments.count, let value = call.arguments[index][keyPath: accessor] else {
@@ -121,7 +121,7 @@ public enum SimulatorControl {
 
     /// Runs a control call; its refusals (`SimulatorError`) become
     /// `org.blegateway.Simulator.Error.Failed`.
-    private static func refusing(_ body: () async throws -> Void) async throws {
+    static func refusing(_ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let error as DBusError {

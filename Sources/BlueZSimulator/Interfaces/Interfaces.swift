@@ -22,8 +22,8 @@ struct Interfaces: Sendable {
         agentManager = Self.agentManager(core)
         profileManager = Self.profileManager()
         adapter = Self.adapter(core)
-        gattManager = Self.gattManager()
-        advertisingManager = Self.advertisingManager()
+        gattManager = Self.gattManager(core)
+        advertisingManager = Self.advertisingManager(core)
         device = Self.device(core, experimental: core.options.experimental)
         service = Self.service()
         characteristic = Self.characteristic(core)
@@ -64,30 +64,36 @@ struct Interfaces: Sendable {
             ])
     }
 
-    static func gattManager() -> ExportedInterface {
-        // Serving local GATT applications (the peripheral role) is not
-        // simulated.
+    static func gattManager(_ core: SimulatorCore) -> ExportedInterface {
         ExportedInterface(
             "org.bluez.GattManager1",
             methods: [
-                .init("RegisterApplication", inputs: [.init("application", .objectPath), .init("options", .dictionary(key: .string, value: .variant))]) { _ in
-                    throw BluetoothdError.notSupported
+                .init("RegisterApplication", inputs: [.init("application", .objectPath), .init("options", .dictionary(key: .string, value: .variant))]) { [weak core] call in
+                    try await entered(core).registerApplication(
+                        adapter: call.path, call.arguments[0].objectPathOrRoot, sender: call.sender)
+                    return []
                 },
-                .init("UnregisterApplication", inputs: [.init("application", .objectPath)]) { _ in
-                    throw BluetoothdError.doesNotExist
+                .init("UnregisterApplication", inputs: [.init("application", .objectPath)]) { [weak core] call in
+                    try await entered(core).unregisterApplication(
+                        adapter: call.path, call.arguments[0].objectPathOrRoot, sender: call.sender)
+                    return []
                 },
             ])
     }
 
-    static func advertisingManager() -> ExportedInterface {
+    static func advertisingManager(_ core: SimulatorCore) -> ExportedInterface {
         ExportedInterface(
             "org.bluez.LEAdvertisingManager1",
             methods: [
-                .init("RegisterAdvertisement", inputs: [.init("advertisement", .objectPath), .init("options", .dictionary(key: .string, value: .variant))]) { _ in
-                    throw BluetoothdError.notSupported
+                .init("RegisterAdvertisement", inputs: [.init("advertisement", .objectPath), .init("options", .dictionary(key: .string, value: .variant))]) { [weak core] call in
+                    try await entered(core).registerAdvertisement(
+                        adapter: call.path, call.arguments[0].objectPathOrRoot, sender: call.sender)
+                    return []
                 },
-                .init("UnregisterAdvertisement", inputs: [.init("service", .objectPath)]) { _ in
-                    throw BluetoothdError.doesNotExist
+                .init("UnregisterAdvertisement", inputs: [.init("service", .objectPath)]) { [weak core] call in
+                    try await entered(core).unregisterAdvertisement(
+                        adapter: call.path, call.arguments[0].objectPathOrRoot, sender: call.sender)
+                    return []
                 },
             ],
             properties: [

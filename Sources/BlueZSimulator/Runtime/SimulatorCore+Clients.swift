@@ -39,6 +39,7 @@ extension SimulatorCore {
         }
         agents[client] = nil
         if defaultAgent == client { defaultAgent = nil }
+        peripheralClientLeft(client)
     }
 
     // MARK: AgentManager1

@@ -32,6 +32,8 @@ actor SimulatorCore {
     var readsInFlight: [ObjectPath: ReadInFlight] = [:]
     /// Attributes whose write request is on its way to the peripheral.
     var writesInFlight: Set<ObjectPath> = []
+    /// Registered GATT applications and advertisements (the peripheral role).
+    var peripheral = PeripheralRegistry()
 
     enum TimerEvent {
         case advertise(ObjectPath, generation: UInt64)
@@ -138,6 +140,7 @@ actor SimulatorCore {
         adapterOrder.removeAll()
         agents.removeAll()
         defaultAgent = nil
+        peripheral.removeAll()
         for path in bus.objects.paths(under: "/org/bluez") { bus.objects.remove(at: path) }
     }
 

@@ -37,6 +37,11 @@ public final class ObjectServer: Sendable {
         state.withLock { _ = $0.managers.insert(path) }
     }
 
+    /// Stops `path` being an object manager (its objects stay exported).
+    public func removeObjectManager(at path: ObjectPath) {
+        state.withLock { _ = $0.managers.remove(path) }
+    }
+
     /// Adds interfaces (with their initial property values) to the object at
     /// `path`, creating it if needed, and announces them in one
     /// `InterfacesAdded`. Adding an interface the object already has

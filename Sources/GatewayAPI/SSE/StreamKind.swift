@@ -8,6 +8,9 @@ enum StreamKind: String, Sendable, CaseIterable {
     case notifications
     /// `GET /v1/events`: the gateway-wide event log.
     case events
+    /// `GET /v1/peripheral/events`: requests from centrals to the
+    /// applications the gateway publishes.
+    case peripheral
 
     /// `blegateway_open_streams{kind}`: streams open now.
     var openGauge: Meter {
@@ -15,6 +18,7 @@ enum StreamKind: String, Sendable, CaseIterable {
         case .scan: Self.instruments.scan.open
         case .notifications: Self.instruments.notifications.open
         case .events: Self.instruments.events.open
+        case .peripheral: Self.instruments.peripheral.open
         }
     }
 
@@ -25,6 +29,7 @@ enum StreamKind: String, Sendable, CaseIterable {
         case .scan: Self.instruments.scan.dropped
         case .notifications: Self.instruments.notifications.dropped
         case .events: Self.instruments.events.dropped
+        case .peripheral: Self.instruments.peripheral.dropped
         }
     }
 
@@ -41,6 +46,7 @@ enum StreamKind: String, Sendable, CaseIterable {
     // Made once (the first time a stream opens, after the program has
     // bootstrapped its metrics backend), so opening a stream costs no lookup.
     private static let instruments = (
-        scan: Instruments(.scan), notifications: Instruments(.notifications), events: Instruments(.events)
+        scan: Instruments(.scan), notifications: Instruments(.notifications), events: Instruments(.events),
+        peripheral: Instruments(.peripheral)
     )
 }

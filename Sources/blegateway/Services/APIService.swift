@@ -12,5 +12,6 @@ struct APIService: Service {
         try? await gracefulShutdown()
         logger.info("stopping: ending \(gateway.openStreamCount) open stream(s) with their last events")
         gateway.stop()
+        await gateway.stopPeripheral()
     }
 }

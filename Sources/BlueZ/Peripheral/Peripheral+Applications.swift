@@ -1,0 +1,175 @@
+import AsyncPrimitives
+import DBus
+
+/// A published application as the API shows it.
+public struct PublishedApplication: Sendable, Hashable {
+    public var id: String
+    public var adapter: String
+    public var definition: GATTApplication
+    /// Whether bluetoothd has it registered now.
+    public var registered: Bool
+    /// The current value of each characteristic, in definition order
+    /// (services, then characteristics).
+    public var values: [[UInt8]]
+    /// Whether bluetoothd notifies each characteristic (a central subscribed).
+    public var notifying: [Bool]
+}
+
+extension Peripheral {
+    /// Exports `application` and registers it with bluetoothd on `adapter`
+    /// (the first one when nil). Returns its id. bluetoothd's refusal is
+    /// thrown and nothing stays exported.
+    public func publish(_ application: GATTApplication, adapter: String? = nil) async throws(BlueZError) -> String {
+        try application.validate()
+        let (adapterID, adapterPath) = try adapterPath(adapter)
+        let record = try state.withLock { state throws(BlueZError) -> ApplicationRecord in
+            guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
+            state.nextApplication += 1
+            let id = "app\(state.nextApplication)"
+            let root = ObjectPath(unchecked: options.root.rawValue + "/" + id)
+            var characteristics: [CharacteristicRecord] = []
+            for (s, service) in application.services.enumerated() {
+                for (c, characteristic) in service.characteristics.enumerated() {
+                    characteristics.append(
+                        CharacteristicRecord(
+                            path: ObjectPath(unchecked: "\(root.rawValue)/service\(s)/char\(c)"), service: s,
+                            definition: characteristic, value: characteristic.value))
+                }
+            }
+            let record = ApplicationRecord(
+                id: id, adapter: adapterID, adapterPath: adapterPath, root: root, definition: application,
+                characteristics: characteristics)
+            state.applications[id] = record
+            return record
+        }
+        do {
+            try await registerApplication(record.id)
+        } catch {
+            state.withLock { _ = $0.applications.removeValue(forKey: record.id) }
+            unexport(record.root)
+            throw error
+        }
+        return record.id
+    }
+
+    /// Unregisters and unexports an application. Returns whether
+    /// bluetoothd acknowledged the unregistration (it is gone either way).
+    @discardableResult
+    public func removeApplication(_ id: String) async throws(BlueZError) -> Bool {
+        guard let record = state.withLock({ $0.applications.removeValue(forKey: id) }) else {
+            throw BlueZError(.notFound, "no application \(id)")
+        }
+        var unregistered = false
+        if record.registered {
+            unregistered = (try? await callBluetoothd(
+                record.adapterPath, PeripheralManagers.gattManager, "UnregisterApplication", [.objectPath(record.root)])) != nil
+        }
+        unexport(record.root)
+        let waiting = state.withLock { state -> [Promise<Void, BlueZError>] in
+            var waiting: [Promise<Void, BlueZError>] = []
+            for characteristic in record.characteristics {
+                waiting += state.confirmations.removeValue(forKey: characteristic.path) ?? []
+            }
+            return waiting
+        }
+        for promise in waiting { promise.resolve(.success(())) }
+        return unregistered
+    }
+
+    /// The published applications.
+    public func applications() -> [PublishedApplication] {
+        state.withLock { state in state.applications.values.sorted { $0.id.count == $1.id.count ? $0.id < $1.id : $0.id.count < $1.id.count }.map(Self.snapshot) }
+    }
+
+    /// One published application.
+    public func application(_ id: String) throws(BlueZError) -> PublishedApplication {
+        try state.withLock { state throws(BlueZError) in Self.snapshot(try state.application(id)) }
+    }
+
+    static func snapshot(_ record: ApplicationRecord) -> PublishedApplication {
+        PublishedApplication(
+            id: record.id, adapter: record.adapter, definition: record.definition, registered: record.registered,
+            values: record.characteristics.map(\.value), notifying: record.characteristics.map(\.notifying))
+    }
+
+    /// The stored value of a characteristic.
+    public func value(of characteristic: BluetoothUUID, service: BluetoothUUID? = nil, in application: String)
+        throws(BlueZError) -> [UInt8]
+    {
+        try state.withLock { state throws(BlueZError) in
+            let record = try state.application(application)
+            return record.characteristics[try record.characteristicIndex(characteristic, service: service)].value
+        }
+    }
+
+    /// Stores a characteristic's value; when centrals subscribed, notifies
+    /// them (a `PropertiesChanged` on `Value`, which bluetoothd turns into
+    /// notifications or indications). Indications return once bluetoothd
+    /// reports the central's confirmation (`Confirm`); one that is not
+    /// confirmed in time is `.timeout`. Returns whether centrals were told.
+    @discardableResult
+    public func setValue(
+        _ value: [UInt8], of characteristic: BluetoothUUID, service: BluetoothUUID? = nil, in application: String
+    ) async throws(BlueZError) -> Bool {
+        let (path, notifying, indicates, confirmation) = try state.withLock {
+            state throws(BlueZError) -> (ObjectPath, Bool, Bool, Promise<Void, BlueZError>?) in
+            let record = try state.application(application)
+            let index = try record.characteristicIndex(characteristic, service: service)
+            state.applications[application]?.characteristics[index].value = value
+            let entry = record.characteristics[index]
+            let indicates = entry.definition.indicates && !entry.definition.notifies
+            var confirmation: Promise<Void, BlueZError>?
+            if entry.notifying, indicates {
+                let promise = Promise<Void, BlueZError>()
+                state.confirmations[entry.path, default: []].append(promise)
+                confirmation = promise
+            }
+            return (entry.path, entry.notifying && record.registered, indicates, confirmation)
+        }
+        guard notifying else {
+            if let confirmation { _ = confirmation.resolve(.success(())) }
+            return false
+        }
+        do {
+            try central.connection.objects.update(["Value": .bytes(value)], of: LocalGATT.characteristic, at: path)
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+        if indicates, let confirmation {
+            let timeout = BlueZError(.timeout, "no central confirmed the indication in time")
+            let outcome = await confirmation.wait(
+                deadline: .now + options.confirmationTimeout, timeout: timeout,
+                cancelled: BlueZError(.cancelled, "the indication was cancelled"))
+            state.withLock { state in state.confirmations[path]?.removeAll { $0 === confirmation } }
+            try outcome.get()
+        }
+        return true
+    }
+
+    /// Exports the application's objects on the current connection and
+    /// calls `RegisterApplication`.
+    func registerApplication(_ id: String) async throws(BlueZError) {
+        guard let record = state.withLock({ $0.applications[id] }) else { return }
+        let objects = central.connection.objects
+        do {
+            try export(record, on: objects)
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+        try await callBluetoothd(
+            record.adapterPath, PeripheralManagers.gattManager, "RegisterApplication",
+            [.objectPath(record.root), .vardict([:])])
+        state.withLock { state in
+            state.applications[id]?.registered = true
+            state.applications[id]?.seen = []
+        }
+    }
+
+    func unexport(_ root: ObjectPath) {
+        let objects = central.connection.objects
+        for path in objects.paths(under: root).sorted(by: { $0.rawValue.count > $1.rawValue.count }) {
+            objects.remove(at: path)
+        }
+        objects.removeObjectManager(at: root)
+    }
+}

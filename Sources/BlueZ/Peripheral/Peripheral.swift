@@ -1,0 +1,173 @@
+import AsyncPrimitives
+import DBus
+import Synchronization
+
+/// The peripheral role of BlueZ as a Swift API: GATT applications and
+/// advertisements exported on the central's bus connection and registered
+/// with bluetoothd (`GattManager1.RegisterApplication`,
+/// `LEAdvertisingManager1.RegisterAdvertisement`).
+///
+/// ```swift
+/// let peripheral = Peripheral(central: central)
+/// peripheral.start()
+/// let app = try await peripheral.publish(GATTApplication(services: [...]), adapter: "hci0")
+/// let ad = try await peripheral.advertise(Advertisement(localName: "thermo"), adapter: "hci0")
+/// try await peripheral.setValue([0x2a], of: BluetoothUUID(uuid16: 0x2a6e), in: app)
+/// ```
+///
+/// Reads are answered from the stored value, writes stored and reported
+/// (`events()`), unless a characteristic is `delegated`: then its requests
+/// wait for `respond(to:with:)` until their deadline. Applications and
+/// advertisements follow the central's availability: when bluetoothd comes
+/// back or the bus connection is replaced, they are exported and
+/// registered again.
+public final class Peripheral: Sendable {
+    public let central: Central
+    public let options: Options
+
+    public struct Options: Sendable {
+        /// How long a delegated request waits for its answer.
+        public var requestTimeout: Duration = .seconds(10)
+        /// How long an indication waits for the central's confirmation.
+        public var confirmationTimeout: Duration = .seconds(10)
+        /// Timeout of the calls to bluetoothd.
+        public var callTimeout: Duration = .seconds(20)
+        /// The object path under which applications and advertisements are
+        /// exported.
+        public var root: ObjectPath = "/org/blegateway/peripheral"
+        public init() {}
+    }
+
+    let state = Mutex(PeripheralState())
+    private let follower = Mutex<Task<Void, Never>?>(nil)
+
+    public init(central: Central, options: Options = Options()) {
+        self.central = central
+        self.options = options
+    }
+
+    /// Follows the central's availability to register everything again
+    /// when BlueZ comes back.
+    public func start() {
+        let events = central.events(bufferSize: 64)
+        let task = Task { [weak self] in
+            for await event in events {
+                guard case .availability(let availability) = event, let self else { continue }
+                await self.availabilityChanged(availability)
+            }
+        }
+        follower.withLock { $0 = task }
+    }
+
+    /// Unregisters and unexports every application and advertisement and
+    /// ends every event stream; returns how many of each bluetoothd
+    /// acknowledged unregistering. Idempotent.
+    @discardableResult
+    public func stop() async -> (applications: Int, advertisements: Int) {
+        follower.withLock { $0?.cancel() }
+        let (applications, advertisements) = state.withLock { state in
+            state.stopped = true
+            return (Array(state.applications.keys), Array(state.advertisements.keys))
+        }
+        var unregistered = (applications: 0, advertisements: 0)
+        for id in applications where (try? await removeApplication(id)) == true { unregistered.applications += 1 }
+        for id in advertisements where (try? await stopAdvertising(id)) == true { unregistered.advertisements += 1 }
+        let (sinks, pending) = state.withLock { state in
+            defer {
+                state.sinks = [:]
+                state.pending = [:]
+            }
+            return (Array(state.sinks.values), Array(state.pending.values))
+        }
+        for request in pending { request.promise.resolve(.success(.attError(PeripheralState.unlikelyError))) }
+        for sink in sinks { sink.finish() }
+        return unregistered
+    }
+
+    /// A stream of what centrals do, for as long as it is consumed.
+    public func events(bufferSize: Int = 1024) -> AsyncStream<PeripheralEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let id = state.withLock { state -> UInt64? in
+            guard !state.stopped else { return nil }
+            state.nextSink += 1
+            state.sinks[state.nextSink] = continuation
+            return state.nextSink
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        // As in Central.events: the handler must not wait for the lock.
+        continuation.onTermination = { [weak self] _ in
+            Task { _ = self?.state.withLock { $0.sinks.removeValue(forKey: id) } }
+        }
+        return stream
+    }
+
+    func emit(_ event: PeripheralEvent) {
+        for sink in state.withLock({ Array($0.sinks.values) }) { sink.yield(event) }
+    }
+
+    /// The adapter's object path, from the central's mirror.
+    func adapterPath(_ adapter: String?) throws(BlueZError) -> (id: String, path: ObjectPath) {
+        let found = try central.adapter(adapter)
+        return (found.id, found.path)
+    }
+
+    /// Calls a method of bluetoothd.
+    func callBluetoothd(_ path: ObjectPath, _ interface: InterfaceName, _ method: MemberName, _ arguments: [Value])
+        async throws(BlueZError)
+    {
+        do {
+            _ = try await central.connection.call(
+                destination: ObjectManager.bluez, path: path, interface: interface, method: method,
+                arguments: arguments, timeout: options.callTimeout)
+        } catch let error as DBusError where error.isNoReply {
+            throw BlueZError(.timeout, "bluetoothd did not answer \(method) in time", dbusName: error.name.rawValue)
+        } catch let error as DBusError where error.isServiceUnknown || error.isDisconnected {
+            throw BlueZError(.bluetoothdUnavailable, "bluetoothd is not reachable: \(error.message)", dbusName: error.name.rawValue)
+        } catch {
+            throw BlueZError.wrapping(error)
+        }
+    }
+
+    /// BlueZ became reachable: export and register everything again (on a
+    /// new connection the objects are new too); unreachable: bluetoothd
+    /// has forgotten every registration.
+    func availabilityChanged(_ availability: BlueZAvailability) async {
+        guard availability == .available else {
+            state.withLock { state in
+                for id in state.applications.keys { state.applications[id]?.registered = false }
+                for id in state.advertisements.keys { state.advertisements[id]?.registered = false }
+            }
+            return
+        }
+        let (applications, advertisements) = state.withLock { state in
+            (state.applications.values.filter { !$0.registered }.map(\.id),
+             state.advertisements.values.filter { !$0.registered }.map(\.id))
+        }
+        for id in applications {
+            do {
+                try await registerApplication(id)
+                emit(.reregistered(kind: "application", id: id, error: nil))
+            } catch {
+                emit(.reregistered(kind: "application", id: id, error: error.description))
+            }
+        }
+        for id in advertisements {
+            do {
+                try await registerAdvertisement(id)
+                emit(.reregistered(kind: "advertisement", id: id, error: nil))
+            } catch {
+                emit(.reregistered(kind: "advertisement", id: id, error: error.description))
+            }
+        }
+    }
+}
+
+/// The interfaces the peripheral calls on bluetoothd.
+enum PeripheralManagers {
+    static let gattManager: InterfaceName = "org.bluez.GattManager1"
+    static let advertisingManager: InterfaceName = "org.bluez.LEAdvertisingManager1"
+}

@@ -1,0 +1,143 @@
+import BlueZ
+import Foundation
+import HTTPServer
+
+extension Gateway {
+    func addPeripheralRoutes(to router: inout Router) {
+        let applications = "/v1/peripheral/applications"
+        let value = applications + "/{id}/characteristics/{characteristic}/value"
+        let advertisements = "/v1/peripheral/advertisements"
+
+        router.post(applications) { [self] request in
+            let body = try JSONBody(request, allowed: ["adapter", "services"])
+            let adapter = try adapterField(body, request)
+            let definition = try PeripheralJSON.application(body)
+            let id = try await peripheral.publish(definition, adapter: adapter)
+            let published = try peripheral.application(id)
+            var response = Response.json(PeripheralJSON.application(published, encoding: .hex), status: .created)
+            response.headers["Location"] = "\(applications)/\(id)"
+            return response
+        }
+        router.get(applications) { [self] request in
+            let encoding = try request.encoding()
+            return .json(.array(peripheral.applications().map { PeripheralJSON.application($0, encoding: encoding) }))
+        }
+        router.get(applications + "/{id}") { [self] request in
+            let encoding = try request.encoding()
+            return .json(PeripheralJSON.application(try peripheral.application(request.pathParameter("id")), encoding: encoding))
+        }
+        router.delete(applications + "/{id}") { [self] request in
+            try await peripheral.removeApplication(request.pathParameter("id"))
+            return Response(status: .noContent)
+        }
+        router.get(value) { [self] request in
+            let uuid = try request.uuid(request.pathParameter("characteristic"), parameter: "characteristic")
+            let encoding = try request.encoding()
+            let bytes = try peripheral.value(
+                of: uuid, service: try request.serviceQuery(), in: request.pathParameter("id"))
+            return request.wantsRawBytes ? .bytes(bytes) : .json(ModelJSON.value(bytes, encoding: encoding))
+        }
+        router.put(value) { [self] request in
+            let uuid = try request.uuid(request.pathParameter("characteristic"), parameter: "characteristic")
+            let write = try request.valueWrite(types: false)
+            let notified = try await peripheral.setValue(
+                write.value, of: uuid, service: try request.serviceQuery(), in: request.pathParameter("id"))
+            return .json(.object([("notified", .bool(notified))]))
+        }
+        router.post("/v1/peripheral/requests/{id}") { [self] request in
+            let body = try JSONBody(request, allowed: ["value", "encoding", "att_error"])
+            let answer: RequestAnswer
+            if let code = try body.int("att_error", in: 0...0xFF) {
+                guard body["value"] == nil else {
+                    throw Problem.invalidParameter("att_error", "answer with a value or an ATT error, not both")
+                }
+                answer = .attError(UInt8(code))
+            } else {
+                let encoding = try ByteEncoding(parameter: try body.string("encoding"))
+                answer = .value(try encoding.decode(try body.string("value") ?? ""))
+            }
+            try peripheral.respond(to: request.pathParameter("id"), with: answer)
+            return Response(status: .noContent)
+        }
+        router.get("/v1/peripheral/events") { [self] request in
+            var types: Set<String>?
+            for text in request.query.values(for: "type") {
+                for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+                    guard PeripheralJSON.eventTypes.contains(String(part)) else {
+                        throw Problem.invalidParameter(
+                            "type", "'\(part)' is not a peripheral event type (\(PeripheralJSON.eventTypes.sorted().joined(separator: ", ")))")
+                    }
+                    types = (types ?? []).union([String(part)])
+                }
+            }
+            let lastEventID = try request.lastEventID()
+            let lifetime = try request.streamLifetime()
+            let log = peripheralLog
+            let id = log.makeSubscriberID()
+            let writer = streams.makeWriter(
+                .peripheral, streamConfiguration, lifetime: lifetime,
+                lastEvent: { ending in ending == .gatewayStopping ? Self.gatewayStopping(log) : nil }
+            ) { _ in log.unsubscribe(id) }
+            log.subscribe(writer, id: id, filter: EventFilter(types: types), after: lastEventID)
+            return .eventStream(writer)
+        }
+        router.post(advertisements) { [self] request in
+            let body = try JSONBody(request, allowed: PeripheralJSON.advertisementFields)
+            let adapter = try adapterField(body, request)
+            let definition = try PeripheralJSON.advertisement(body)
+            let id: String
+            do {
+                id = try await peripheral.advertise(definition, adapter: adapter)
+            } catch let error as BlueZError where error.code == .notPermitted {
+                throw Problem(
+                    .notPermitted, status: .conflict,
+                    detail: "\(error.dbusMessage ?? error.message): every advertising instance of the adapter is in use; stop one first",
+                    dbusError: error.dbusName)
+            }
+            var response = Response.json(PeripheralJSON.advertisement(try peripheral.advertisement(id)), status: .created)
+            response.headers["Location"] = "\(advertisements)/\(id)"
+            return response
+        }
+        router.get(advertisements) { [self] _ in
+            .json(.array(peripheral.advertisements().map(PeripheralJSON.advertisement)))
+        }
+        router.get(advertisements + "/{id}") { [self] request in
+            .json(PeripheralJSON.advertisement(try peripheral.advertisement(request.pathParameter("id"))))
+        }
+        router.delete(advertisements + "/{id}") { [self] request in
+            try await peripheral.stopAdvertising(request.pathParameter("id"))
+            return Response(status: .noContent)
+        }
+        router.get("/v1/peripheral/advertising") { [self] request in
+            let capacity = try await peripheral.advertisingCapacity(adapter: try request.adapterQuery(default: configuration.defaultAdapter))
+            return .json(.object([
+                ("supported_instances", .int(capacity.supportedInstances)),
+                ("active_instances", .int(capacity.activeInstances)),
+                ("supported_includes", .array(capacity.supportedIncludes.map(JSON.string))),
+                ("max_data_length", .int(Advertisement.maximumDataLength)),
+            ]))
+        }
+    }
+
+    /// The adapter of a definition: the body's `adapter`, `?adapter=`, or
+    /// the gateway's default.
+    private func adapterField(_ body: JSONBody, _ request: Request) throws(Problem) -> String? {
+        if let adapter = try body.string("adapter") {
+            try Request.checkAdapterName(adapter, parameter: "adapter")
+            return adapter
+        }
+        return try request.adapterQuery(default: configuration.defaultAdapter)
+    }
+
+    /// Feeds the peripheral's events into its event log.
+    func pumpPeripheralEvents() {
+        let events = peripheral.events(bufferSize: 16_384)
+        peripheralPump.start { [peripheralLog] in
+            for await event in events {
+                let (type, members) = PeripheralJSON.event(event)
+                let now = Date()
+                peripheralLog.publish(type: type, device: nil, json: .object([("type", .string(type)), ("timestamp", ModelJSON.timestamp(now))] + members))
+            }
+        }
+    }
+}
