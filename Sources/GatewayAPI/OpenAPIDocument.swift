@@ -984,7 +984,7 @@ paths:
                 characteristic: { $ref: "#/components/schemas/AttributeName" }
                 service: { $ref: "#/components/schemas/UUIDInput" }
                 mode: { type: string, enum: [notify, indicate], default: notify }
-                adapter: { type: string, pattern: "^hci[0-9]+$" }
+                adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
       responses:
         "201":
           description: The subscription, stored.
