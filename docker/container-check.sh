@@ -103,7 +103,9 @@ trap cleanup EXIT
 uid_in() { ctr exec "$1" cat /proc/self/status | awk '/^Uid:/ {print $2}'; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # The container's security settings, as compose.yaml gives them.
-hardened=(--read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges)
+# The root filesystem is read-only as compose.yaml runs it; the state
+# directory gets a tmpfs here, where compose.yaml mounts a volume.
+hardened=(--read-only --tmpfs /tmp --tmpfs /var/lib/blegateway:rw,mode=1777 --cap-drop ALL --security-opt no-new-privileges)
 # Without CAP_SYS_RESOURCE, runc cannot set podman's default limits of open
 # files and processes where the host caps them: the host's own, then.
 case "${engine[0]}" in *podman*) hardened+=(--ulimit host) ;; esac

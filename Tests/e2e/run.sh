@@ -99,7 +99,8 @@ if [ "$mode" = container ]; then
 else
     # In the guest the gateway listens on every interface of the guest, which
     # is reachable only through the rig's forwarded port on 127.0.0.1.
-    guest_cmd="exec $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug"
+    # The guest's root is read-only; its /tmp is a fresh tmpfs each run.
+    guest_cmd="exec $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug --state-dir /tmp/blegateway-state"
     rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "$(printf '%q' "$CHECKS")")
 fi
 # --hold bounds the checks (about a minute; up to 3 on a loaded machine),
