@@ -429,9 +429,13 @@ if jqb '.bluez.simulated == true'; then
     echo "(the simulator does not carry radio traffic between its adapters: the hci1 central steps run on the real bluetoothd only)"
 else
     ME=$BASE/v1/devices/$CENTRAL
-    # hci1 may know hci0 already (hci0 connected to it above), so a scan need
-    # not report it as new: what proves the advertisement was heard is fff0
-    # among the device's UUIDs, which only the gateway's advertisement carries.
+    # hci1 knows hci0 from the pairing above, with a bond hci0 no longer
+    # has (unpairing removed it on hci0's side only) and hci0's GATT
+    # database as it was: forget that first, as a user would, or hci1's
+    # connect uses the stale keys and never completes.
+    http central-forget DELETE "$ME?adapter=hci1"
+    # What proves the advertisement was heard is fff0 among the device's
+    # UUIDs, which only the gateway's advertisement carries.
     found=false
     for _ in 1 2 3 4 5 6; do
         http central-scan POST "$BASE/v1/scan" '{"adapter":"hci1","services":["fff0"],"duration_ms":5000}'
