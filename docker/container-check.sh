@@ -103,9 +103,10 @@ trap cleanup EXIT
 uid_in() { ctr exec "$1" cat /proc/self/status | awk '/^Uid:/ {print $2}'; }
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # The container's security settings, as compose.yaml gives them.
-# The root filesystem is read-only as compose.yaml runs it; the state
-# directory gets a tmpfs here, where compose.yaml mounts a volume.
-hardened=(--read-only --tmpfs /tmp --tmpfs /var/lib/blegateway:rw,mode=1777 --cap-drop ALL --security-opt no-new-privileges)
+hardened=(--read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges)
+# The root filesystem is read-only as compose.yaml runs it; where compose.yaml
+# mounts a volume for the state, the checks keep it in the container's /tmp.
+state=(--state-dir /tmp/blegateway-state)
 # Without CAP_SYS_RESOURCE, runc cannot set podman's default limits of open
 # files and processes where the host caps them: the host's own, then.
 case "${engine[0]}" in *podman*) hardened+=(--ulimit host) ;; esac
@@ -259,7 +260,7 @@ name=blegateway-check-bus-$$
 containers+=("$name")
 # The image's user (10001) and its default bus address,
 # /run/dbus/system_bus_socket, through the directory mount of compose.yaml.
-ctr run -d --name "$name" "${hardened[@]}" -v "$dir/run/dbus:/run/dbus" "$IMAGE" --listen "127.0.0.1:$port" > /dev/null 2>> "$dir/engine.log"
+ctr run -d --name "$name" "${hardened[@]}" -v "$dir/run/dbus:/run/dbus" "$IMAGE" --listen "127.0.0.1:$port" "${state[@]}" > /dev/null 2>> "$dir/engine.log"
 if wait_healthy "http://127.0.0.1:$port" "$name"; then
   pass "uid $(uid_in "$name") reaches bluez-sim through the mounted socket: /health answers 200"
   walkthrough "http://127.0.0.1:$port" "host bus"
@@ -283,7 +284,7 @@ name=blegateway-check-nopolicy-$$
 containers+=("$name")
 set +e
 timeout 60 "${engine[@]}" run --name "$name" "${hardened[@]}" -v "$dir/run/dbus:/run/dbus" "$IMAGE" \
-  --listen "127.0.0.1:$(free_port)" > "$dir/nopolicy.log" 2>&1
+  --listen "127.0.0.1:$(free_port)" "${state[@]}" > "$dir/nopolicy.log" 2>&1
 status=$?
 set -e
 if [ "$status" != 0 ] && [ "$status" != 124 ] && grep -q 'docker/dbus/blegateway.conf' "$dir/nopolicy.log"; then

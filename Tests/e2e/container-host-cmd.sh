@@ -14,9 +14,9 @@ run=${E2E_RUN:?E2E_RUN is not set (run through Tests/e2e/run.sh --container)}
 "$engine" rm -f "$name" > /dev/null 2>&1
 limits=()
 case "$engine" in *podman*) limits=(--ulimit host) ;; esac   # see docker/container-check.sh
-"$engine" run -d --name "$name" --read-only --tmpfs /tmp --tmpfs /var/lib/blegateway:rw,mode=1777 --cap-drop ALL --security-opt no-new-privileges "${limits[@]}" \
+"$engine" run -d --name "$name" --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges "${limits[@]}" \
     "$image" --bus "tcp:host=127.0.0.1,port=$bus_port" --listen "127.0.0.1:$http_port" --adapter hci0 \
-    --log-level debug > /dev/null 2> "$run/engine.log" || { echo "FAIL container-start (the engine refused to run $image)"; exit 1; }
+    --log-level debug --state-dir /tmp/blegateway-state > /dev/null 2> "$run/engine.log" || { echo "FAIL container-start (the engine refused to run $image)"; exit 1; }
 url=http://127.0.0.1:$http_port
 healthy=false
 for _ in $(seq 300); do
