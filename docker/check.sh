@@ -7,6 +7,8 @@
 # Needs the debug build of bluez-sim (make test builds it) and root for 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=docker/host-bus.sh
+. docker/host-bus.sh
 # `make docker-check` puts the checkout's virtual environment (.venv/, with
 # hadolint and check-jsonschema) first on the PATH.
 export PATH="/opt/swift/usr/bin:$PWD/.venv/bin:$PATH"
@@ -101,38 +103,7 @@ else
   policy_bus() {  # policy_bus WITH_OUR_POLICY -> starts daemon and bluez-sim, sets $address
     rm -f "$dir/system.d/"*
     [ "$1" = yes ] && cp docker/dbus/blegateway.conf "$dir/system.d/"
-    # (dbus-daemon needs the DOCTYPE line: without it, it parses the file
-    # but drops every client at its first message.)
-    cat > "$dir/bus.conf" <<CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$dir/bus</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <policy user="root">
-    <allow own="org.bluez"/>
-    <allow send_destination="org.bluez"/>
-    <!-- bluez-sim's control interface (docs/simulator.md), not bluetoothd's -->
-    <allow own="org.blegateway.Simulator"/>
-  </policy>
-  <includedir>$dir/system.d</includedir>
-</busconfig>
-CONF
+    host_bus_config "$dir/bus" "$dir/system.d" > "$dir/bus.conf"
     address=$(dbus-daemon --config-file="$dir/bus.conf" --fork --print-address=1 --print-pid=3 3>"$dir/pid" 2>/dev/null | head -1)
     "$sim" --bus "$address" >"$dir/sim.log" 2>&1 &
     for _ in $(seq 50); do

@@ -23,6 +23,8 @@
 # blegateway:check), SWIFT (default swift; builds bluez-sim when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=docker/host-bus.sh
+. docker/host-bus.sh
 ROOT=$PWD
 SWIFT=${SWIFT:-swift}
 IMAGE=${IMAGE:-blegateway:check}
@@ -199,42 +201,8 @@ if ! getent passwd 10001 > /dev/null; then
 fi
 mkdir -p "$dir/run/dbus" "$dir/system.d"
 chmod 755 "$dir/run" "$dir/run/dbus"
-# A system bus as a host has it: deny method calls by default (Debian's
-# system.conf), upstream BlueZ's bluetooth.conf (only root owns and calls
-# org.bluez), and the policy directory where the user installs ours.
-cat > "$dir/bus.conf" << CONF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$dir/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <deny own="*"/>
-    <deny send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_requested_reply="true" send_type="method_return"/>
-    <allow send_requested_reply="true" send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
-  </policy>
-  <policy user="root">
-    <allow own="org.bluez"/>
-    <allow send_destination="org.bluez"/>
-    <!-- bluez-sim's control interface (docs/simulator.md), not bluetoothd's -->
-    <allow own="org.blegateway.Simulator"/>
-  </policy>
-  <policy group="bluetooth">
-    <allow send_destination="org.bluez"/>
-  </policy>
-  <includedir>$dir/system.d</includedir>
-</busconfig>
-CONF
+# A system bus as a host has it (docker/host-bus.sh).
+host_bus_config "$dir/run/dbus/system_bus_socket" "$dir/system.d" > "$dir/bus.conf"
 start_bus() {  # start_bus WITH_POLICY: dbus-daemon and bluez-sim, as root
   rm -f "$dir/system.d/"*
   [ "$1" = yes ] && cp docker/dbus/blegateway.conf "$dir/system.d/"

@@ -22,15 +22,15 @@ import Synchronization
 /// callback_mutex, because the handle is in threaded mode
 /// (`mosquitto_threaded_set`) and so never writes to the socket on the
 /// caller's thread. Message handlers are called with `state` released.
+// @unchecked Sendable: `handle` is a C pointer. The invariant that makes
+// sharing safe: options, credentials, TLS, the Will and the callbacks are
+// set in `init` before any other thread can see the handle; afterwards
+// only libmosquitto's thread-safe calls are made on it (publish,
+// subscribe, unsubscribe, disconnect from any thread; connect and loop on
+// the loop thread alone); `mosquitto_destroy` runs in `deinit`, after
+// the loop thread (which holds a strong reference) has ended. Everything
+// else mutable is inside the `state` mutex or atomic.
 final class ClientCore: @unchecked Sendable {
-    // @unchecked Sendable: `handle` is a C pointer. The invariant that makes
-    // sharing safe: options, credentials, TLS, the Will and the callbacks are
-    // set in `init` before any other thread can see the handle; afterwards
-    // only libmosquitto's thread-safe calls are made on it (publish,
-    // subscribe, unsubscribe, disconnect from any thread; connect and loop on
-    // the loop thread alone); `mosquitto_destroy` runs in `deinit`, after
-    // the loop thread (which holds a strong reference) has ended. Everything
-    // else mutable is inside the `state` mutex or atomic.
     let handle: OpaquePointer
     let configuration: Configuration
     /// Wakes the loop thread from its wait between reconnect attempts.
