@@ -1309,7 +1309,9 @@ paths:
         `request-expired`, `subscribed` and `unsubscribed` (bluetoothd
         started or stopped notifying: its first central subscribed, or its
         last unsubscribed), `central-connected` (a central used an
-        application for the first time), `reregistered` (after bluetoothd
+        application for the first time on this connection),
+        `central-disconnected` (that central's link went down, with
+        bluetoothd's `reason` when it gave one), `reregistered` (after bluetoothd
         restarted or the bus came back; `error` if that failed).
         `Last-Event-ID` replays from this stream's own buffer.
       parameters:
@@ -2470,7 +2472,7 @@ components:
         data_length: { type: integer, description: The bytes the advertising data takes (at most 31). }
     PeripheralEventType:
       type: string
-      enum: [read, written, request, request-expired, subscribed, unsubscribed, central-connected, reregistered]
+      enum: [read, written, request, request-expired, subscribed, unsubscribed, central-connected, central-disconnected, reregistered]
     PeripheralEvent:
       type: object
       required: [type, timestamp]
@@ -2489,6 +2491,7 @@ components:
         value: { type: string }
         encoding: { $ref: "#/components/schemas/Encoding" }
         error: { type: string }
+        reason: { type: string, description: "`central-disconnected`: why, when bluetoothd said." }
     PeripheralStreamEvent:
       type: object
       description: One event of `GET /v1/peripheral/events`, as an SSE client reads it; `data` is JSON.

@@ -493,6 +493,9 @@ else
     check peripheral-unsubscribed "unsubscribed on /v1/peripheral/events" "no unsubscribed event" \
         wait_events peripheral unsubscribed '.characteristic == "0000fff2-0000-1000-8000-00805f9b34fb"' 1 15
     http central-disconnect POST "$ME/disconnect?adapter=hci1"
+    check peripheral-central-disconnected "central-disconnected: hci1 on /v1/peripheral/events" \
+        "no central-disconnected event for $PERIPHERAL" \
+        wait_events peripheral central-disconnected ".central == \"$PERIPHERAL\" and .application == \"$APP\"" 1 15
 fi
 http unadvertise DELETE "$BASE/v1/peripheral/advertisements/$ADV"
 check peripheral-unadvertise "" "$(why)" [ "$STATUS" = 204 ]

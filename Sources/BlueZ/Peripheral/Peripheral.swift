@@ -47,13 +47,17 @@ public final class Peripheral: Sendable {
     }
 
     /// Follows the central's availability to register everything again
-    /// when BlueZ comes back.
+    /// when BlueZ comes back, and disconnections to report centrals gone.
     public func start() {
-        let events = central.events(bufferSize: 64)
+        let events = central.events(bufferSize: 1024)
         let task = Task { [weak self] in
             for await event in events {
-                guard case .availability(let availability) = event, let self else { continue }
-                await self.availabilityChanged(availability)
+                guard let self else { return }
+                switch event {
+                case .availability(let availability): await self.availabilityChanged(availability)
+                case .disconnected(let device, let reason): self.disconnected(device.address, adapter: device.adapter, reason: reason)
+                default: continue
+                }
             }
         }
         follower.withLock { $0 = task }
@@ -130,6 +134,17 @@ public final class Peripheral: Sendable {
         } catch {
             throw BlueZError.wrapping(error)
         }
+    }
+
+    /// A device disconnected from an adapter: if it was a central of the
+    /// adapter's applications, it is gone from each.
+    func disconnected(_ device: BluetoothAddress, adapter: String, reason: String?) {
+        let applications = state.withLock { state -> [String] in
+            let ids = state.applications.values.filter { $0.adapter == adapter && $0.seen.contains(device) }.map(\.id)
+            for id in ids { state.applications[id]?.seen.remove(device) }
+            return ids.sorted()
+        }
+        for id in applications { emit(.centralGone(application: id, adapter: adapter, device: device, reason: reason)) }
     }
 
     /// BlueZ became reachable: export and register everything again (on a

@@ -36,6 +36,9 @@ struct PeripheralRegistry {
     var received: [Key: [[UInt8]]] = [:]
     /// The simulated central's subscriptions, by characteristic object.
     var subscriptions: [Key: SignalSubscription] = [:]
+    /// The device objects of the simulated central, by adapter id, and
+    /// whether its link to that adapter is up.
+    var centralLinks: [String: (path: ObjectPath, connected: Bool)] = [:]
 
     /// The characteristic flags bluetoothd 5.66 accepts (`parse_chrc_flags`
     /// in src/gatt-database.c).
