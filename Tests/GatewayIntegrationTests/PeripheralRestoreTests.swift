@@ -77,4 +77,30 @@ import Testing
         #expect(await third.simulator.registeredAdvertisements().isEmpty)
         await third.stop()
     }
+
+    @Test(.timeLimit(.minutes(3))) func whatIsRestoredBeforeBluetoothdRunsIsRegisteredWhenItStarts() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gateway = try await GatewayUnderTest.start(stateDirectory: directory)
+        let created = try await gateway.request("POST", "/v1/peripheral/applications", json: PeripheralTests.application)
+        let id = try #require(created.object["id"] as? String)
+        #expect(try await gateway.request("POST", "/v1/peripheral/advertisements", json: #"{"local_name":"later"}"#).status == 201)
+        await gateway.crash()
+
+        // The gateway starts before bluetoothd (as at boot).
+        let restarted = try await GatewayUnderTest.start(stateDirectory: directory) { simulator in
+            try await simulator.stopBluetoothd()
+        }
+        let events = try restarted.stream("/v1/peripheral/events?type=reregistered")
+        let waiting = try await restarted.get("/v1/peripheral/applications/\(id)")
+        #expect(waiting.status == 200 && waiting.object["registered"] as? Bool == false, "\(waiting)")
+        try await restarted.simulator.startBluetoothd()
+        #expect(await events.waitFor(2, of: "reregistered").allSatisfy { $0.json["error"] == nil })
+        #expect(await restarted.simulator.registeredApplications().count == 1)
+        #expect(await restarted.simulator.registeredAdvertisements().first?.properties["LocalName"]?.string == "later")
+        #expect(try await restarted.get("/v1/peripheral/applications/\(id)").object["registered"] as? Bool == true)
+        #expect(try await restarted.simulator.centralRead(adapter: "hci0", characteristic: Self.heartRate) == [0x00, 0x48])
+        events.close()
+        await restarted.stop()
+    }
 }
