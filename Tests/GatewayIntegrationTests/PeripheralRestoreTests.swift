@@ -103,4 +103,40 @@ import Testing
         events.close()
         await restarted.stop()
     }
+
+    @Test(.timeLimit(.minutes(3))) func whatWaitsForItsAdapterIsRegisteredWhenTheAdapterIsThere() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gateway = try await GatewayUnderTest.start(stateDirectory: directory)
+        let created = try await gateway.request("POST", "/v1/peripheral/applications", json: PeripheralTests.application)
+        let id = try #require(created.object["id"] as? String)
+        #expect(try await gateway.request("POST", "/v1/peripheral/advertisements", json: #"{"local_name":"plugged"}"#).status == 201)
+        await gateway.crash()
+
+        // bluetoothd runs, but the controller attaches only later (as a
+        // UART controller at boot, or a USB adapter plugged in).
+        let restarted = try await GatewayUnderTest.start(stateDirectory: directory) { simulator in
+            try await simulator.setAdapterPresent(false, adapter: "hci0")
+        }
+        let events = try restarted.stream("/v1/peripheral/events?type=reregistered")
+        #expect(try await restarted.get("/v1/peripheral/applications/\(id)").object["registered"] as? Bool == false)
+        try await restarted.simulator.setAdapterPresent(true, adapter: "hci0")
+        #expect(await events.waitFor(2, of: "reregistered").allSatisfy { $0.json["error"] == nil })
+        #expect(await restarted.simulator.registeredApplications().count == 1)
+        #expect(await restarted.simulator.registeredAdvertisements().first?.properties["LocalName"]?.string == "plugged")
+        #expect(try await restarted.simulator.centralRead(adapter: "hci0", characteristic: Self.heartRate) == [0x00, 0x48])
+
+        // Unplugged and plugged in again while the gateway runs.
+        try await restarted.simulator.setAdapterPresent(false, adapter: "hci0")
+        #expect(try await eventually {
+            try await restarted.get("/v1/peripheral/applications/\(id)").object["registered"] as? Bool == false
+        })
+        try await restarted.simulator.setAdapterPresent(true, adapter: "hci0")
+        #expect(await events.waitFor(4, of: "reregistered").allSatisfy { $0.json["error"] == nil })
+        #expect(await restarted.simulator.registeredApplications().count == 1)
+        #expect(await restarted.simulator.registeredAdvertisements().count == 1)
+        #expect(try await restarted.get("/v1/peripheral/applications/\(id)").object["registered"] as? Bool == true)
+        events.close()
+        await restarted.stop()
+    }
 }

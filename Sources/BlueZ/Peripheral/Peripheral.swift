@@ -55,6 +55,7 @@ public final class Peripheral: Sendable {
                 guard let self else { return }
                 switch event {
                 case .availability(let availability): await self.availabilityChanged(availability)
+                case .adapterState(let adapter, let adapterState): await self.adapterChanged(adapter, adapterState)
                 case .disconnected(let device, let reason): self.disconnected(device.address, adapter: device.adapter, reason: reason)
                 default: continue
                 }
@@ -147,6 +148,21 @@ public final class Peripheral: Sendable {
         for id in applications { emit(.centralGone(application: id, adapter: adapter, device: device, reason: reason)) }
     }
 
+    /// An adapter went away: bluetoothd forgot what was registered on it.
+    /// An adapter is there (again, or for the first time, as at boot when
+    /// the controller attaches after bluetoothd started): what waits for
+    /// it is registered.
+    func adapterChanged(_ adapter: String, _ adapterState: AdapterState) async {
+        guard adapterState != .unavailable else {
+            state.withLock { state in
+                for (id, record) in state.applications where record.adapter == adapter { state.applications[id]?.registered = false }
+                for (id, record) in state.advertisements where record.adapter == adapter { state.advertisements[id]?.registered = false }
+            }
+            return
+        }
+        await registerWaiting { $0 == adapter }
+    }
+
     /// BlueZ became reachable: export and register everything again (on a
     /// new connection the objects are new too); unreachable: bluetoothd
     /// has forgotten every registration.
@@ -158,9 +174,15 @@ public final class Peripheral: Sendable {
             }
             return
         }
+        await registerWaiting { _ in true }
+    }
+
+    /// Registers what is not registered, on the adapters `matching`, and
+    /// reports each (`reregistered`, with the error if it failed).
+    private func registerWaiting(on matching: (String) -> Bool) async {
         let (applications, advertisements) = state.withLock { state in
-            (state.applications.values.filter { !$0.registered }.map(\.id),
-             state.advertisements.values.filter { !$0.registered }.map(\.id))
+            (state.applications.values.filter { !$0.registered && matching($0.adapter) }.map(\.id).sorted(),
+             state.advertisements.values.filter { !$0.registered && matching($0.adapter) }.map(\.id).sorted())
         }
         for id in applications {
             do {
