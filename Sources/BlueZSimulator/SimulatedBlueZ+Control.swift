@@ -74,6 +74,14 @@ extension SimulatedBlueZ {
         try await core.controlSetPowered(powered, adapter: adapter)
     }
 
+    /// Takes an adapter away or brings it back (as unplugging a USB
+    /// adapter, or a controller attached only after bluetoothd started):
+    /// its object, its devices and what clients registered on it go; back,
+    /// it is as the scenario defines it.
+    public func setAdapterPresent(_ present: Bool, adapter: String = "hci0") async throws {
+        try await core.controlSetAdapterPresent(present, adapter: adapter)
+    }
+
     /// Drops the name `org.bluez` and all objects, then takes them again,
     /// as a bluetoothd restart does: connections drop, discovered devices
     /// are forgotten, paired devices come back from storage.

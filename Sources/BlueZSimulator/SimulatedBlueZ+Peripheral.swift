@@ -24,6 +24,13 @@ extension SimulatedBlueZ {
         try await core.centralUnsubscribe(adapter: adapter, characteristic)
     }
 
+    /// The central disconnects from `adapter`: its subscriptions end
+    /// (`StopNotify` where it was the last subscriber) and its device
+    /// object's `Connected` turns false. Its next request connects again.
+    public func centralDisconnect(adapter: String) async throws {
+        try await core.centralDisconnect(adapter: adapter)
+    }
+
     /// The values the central received by notification or indication, oldest first.
     public func centralReceived(adapter: String, characteristic: GATTUUID) async throws -> [[UInt8]] {
         try await core.centralReceivedValues(adapter: adapter, characteristic)

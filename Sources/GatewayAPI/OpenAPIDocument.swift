@@ -1122,6 +1122,9 @@ paths:
         `encrypt-read`, `authorize`, ...); bluetoothd adds the 2902
         descriptor of a notifying characteristic itself. The application is
         registered again when bluetoothd restarts or the bus comes back.
+        With the state directory it is stored before the answer and
+        published again, under the same id, when the gateway restarts,
+        until a `DELETE`.
       parameters:
         - $ref: "#/components/parameters/AdapterQuery"
       requestBody:
@@ -1190,7 +1193,10 @@ paths:
       tags: [peripheral]
       operationId: deleteApplication
       summary: Unpublish an application
-      description: Unregisters it from bluetoothd (`UnregisterApplication`) and removes its objects.
+      description: |
+        Unregisters it from bluetoothd (`UnregisterApplication`), removes
+        its objects, and forgets it in the state directory: it is not
+        published again after a restart.
       responses:
         "204": { description: Unpublished. }
         "401": { $ref: "#/components/responses/Unauthorized" }
@@ -1231,7 +1237,10 @@ paths:
         every one of them: a notification, or an indication, for which the
         answer waits until the central confirmed it (bluetoothd's
         `Confirm`); an indication nobody confirms within 10 s is a 504.
-        Values are sent in order and never dropped.
+        Values are sent in order and never dropped. With the state
+        directory the value is stored before the answer, and it is the
+        characteristic's value when the gateway publishes the application
+        again after a restart.
       requestBody:
         required: true
         content:
@@ -1300,7 +1309,9 @@ paths:
         `request-expired`, `subscribed` and `unsubscribed` (bluetoothd
         started or stopped notifying: its first central subscribed, or its
         last unsubscribed), `central-connected` (a central used an
-        application for the first time), `reregistered` (after bluetoothd
+        application for the first time on this connection),
+        `central-disconnected` (that central's link went down, with
+        bluetoothd's `reason` when it gave one), `reregistered` (after bluetoothd
         restarted or the bus came back; `error` if that failed).
         `Last-Event-ID` replays from this stream's own buffer.
       parameters:
@@ -1339,7 +1350,9 @@ paths:
         400 says how many bytes it takes. When every advertising instance
         of the adapter is in use (`GET /v1/peripheral/advertising`), a 409
         (`org.bluez.Error.NotPermitted`). Presets: `ibeacon` (Apple's
-        manufacturer data, not connectable) and `eddystone_url`.
+        manufacturer data, not connectable) and `eddystone_url`. With the
+        state directory it is stored before the answer and started again,
+        under the same id, when the gateway restarts, until a `DELETE`.
       parameters:
         - $ref: "#/components/parameters/AdapterQuery"
       requestBody:
@@ -1397,6 +1410,7 @@ paths:
       tags: [peripheral]
       operationId: stopAdvertisement
       summary: Stop an advertisement
+      description: Unregisters it and forgets it in the state directory.
       responses:
         "204": { description: Stopped and unregistered. }
         "401": { $ref: "#/components/responses/Unauthorized" }
@@ -2458,7 +2472,7 @@ components:
         data_length: { type: integer, description: The bytes the advertising data takes (at most 31). }
     PeripheralEventType:
       type: string
-      enum: [read, written, request, request-expired, subscribed, unsubscribed, central-connected, reregistered]
+      enum: [read, written, request, request-expired, subscribed, unsubscribed, central-connected, central-disconnected, reregistered]
     PeripheralEvent:
       type: object
       required: [type, timestamp]
@@ -2477,6 +2491,7 @@ components:
         value: { type: string }
         encoding: { $ref: "#/components/schemas/Encoding" }
         error: { type: string }
+        reason: { type: string, description: "`central-disconnected`: why, when bluetoothd said." }
     PeripheralStreamEvent:
       type: object
       description: One event of `GET /v1/peripheral/events`, as an SSE client reads it; `data` is JSON.

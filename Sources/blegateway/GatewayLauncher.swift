@@ -77,6 +77,11 @@ enum GatewayLauncher {
             if restored > 0 { logger.info("keeping \(restored) device(s) connected, as before the restart") }
             let subscriptions = try await gateway.restoreSubscriptions()
             if subscriptions > 0 { logger.info("holding \(subscriptions) standing subscription(s), as before the restart") }
+            let published = try await gateway.restorePeripheral()
+            if published.applications + published.advertisements > 0 {
+                logger.info(
+                    "publishing \(published.applications) application(s) and \(published.advertisements) advertisement(s), as before the restart")
+            }
         } catch {
             gateway.stop()
             await central.stop()

@@ -54,6 +54,22 @@ import TestSupport
         #expect(await sim.wait(timeout: .seconds(10)) == 0)
     }
 
+    @Test func anAdapterGoesAwayAndComesBack() async throws {
+        let bus = try TestBus()
+        let sim = try ChildProcess([ExecutableTests.program, "--bus", bus.address, "--timing", "0.01"])
+        defer { sim.kill() }
+        #expect(await sim.waitForOutput(containing: "serving org.bluez"), "\(sim.standardError)")
+        func tree() async throws -> String {
+            try await run(["busctl", "--address=\(bus.address)", "--list", "tree", "org.bluez"]).output
+        }
+        #expect(try await control(bus, "SetAdapterPresent", "sb", "hci0", "false").status == 0)
+        #expect(try await !tree().contains("/org/bluez/hci0"))
+        #expect(try await control(bus, "SetAdapterPresent", "sb", "hci0", "true").status == 0)
+        #expect(try await tree().contains("/org/bluez/hci0"))
+        let unknown = try await control(bus, "SetAdapterPresent", "sb", "hci7", "true")
+        #expect(unknown.status != 0 && unknown.error.contains("hci7"), "\(unknown.error)")
+    }
+
     @Test func refusalsSayWhy() async throws {
         let bus = try TestBus()
         let sim = try ChildProcess([ExecutableTests.program, "--bus", bus.address, "--timing", "0.01"])

@@ -197,6 +197,31 @@ import Testing
         await gateway.stop()
     }
 
+    @Test func aCentralThatDisconnectsIsGoneAndIsSeenAgainWhenItComesBack() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        let events = try gateway.stream("/v1/peripheral/events")
+        let created = try await gateway.request("POST", "/v1/peripheral/applications", json: Self.application)
+        let id = try #require(created.object["id"] as? String)
+        #expect(try await gateway.simulator.centralRead(adapter: "hci0", characteristic: Self.heartRate) == [0x00, 0x48])
+        try await gateway.simulator.centralSubscribe(adapter: "hci0", characteristic: Self.heartRate)
+        #expect(await events.waitFor(1, of: "subscribed").count == 1)
+        #expect(await events.waitFor(1, of: "central-connected").first?.json["central"] as? String == "11:22:33:44:55:66")
+
+        // Its link goes down: bluetoothd ends its subscription, and the
+        // gateway says it is gone.
+        try await gateway.simulator.centralDisconnect(adapter: "hci0")
+        #expect(await events.waitFor(1, of: "unsubscribed").count == 1)
+        let gone = await events.waitFor(1, of: "central-disconnected").first?.json
+        #expect(gone?["central"] as? String == "11:22:33:44:55:66")
+        #expect(gone?["application"] as? String == id && gone?["adapter"] as? String == "hci0")
+
+        // Back, it is a new connection: seen again with its first request.
+        _ = try await gateway.simulator.centralRead(adapter: "hci0", characteristic: Self.heartRate)
+        #expect(await events.waitFor(2, of: "central-connected").count == 2)
+        events.close()
+        await gateway.stop()
+    }
+
     @Test func everythingIsRegisteredAgainAfterABluetoothdRestart() async throws {
         let gateway = try await GatewayUnderTest.start()
         let events = try gateway.stream("/v1/peripheral/events?type=reregistered")

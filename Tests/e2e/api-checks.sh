@@ -412,6 +412,7 @@ check unpaired-forgotten "404 until heard again" "$(why)" [ "$STATUS" = 404 ]
 # discovers it, connects, reads, writes and subscribes, and every request
 # shows on /v1/peripheral/events.
 PAPP_SERVICE=0000fff0-0000-1000-8000-00805f9b34fb
+ME=$BASE/v1/devices/$CENTRAL
 stream peripheral "$BASE/v1/peripheral/events"
 PERIPHERAL_PID=$STREAM_PID
 stream_open peripheral 10 || true
@@ -419,44 +420,67 @@ http publish POST "$BASE/v1/peripheral/applications" \
     '{"adapter":"hci0","services":[{"uuid":"fff0","characteristics":[{"uuid":"fff1","flags":["read","write"],"value":"2a"},{"uuid":"fff2","flags":["read","notify"],"value":"00"}]}]}'
 APP=$(jq -r '.id // empty' <<< "$BODY" 2> /dev/null)
 check peripheral-publish "$APP registered on hci0" "$(why)" jqb '.registered == true'
+
+http gateway-info GET "$BASE/v1"
+SIMULATED=false
+jqb '.bluez.simulated == true' && SIMULATED=true
+if ! $SIMULATED; then
+    # hci1 knows hci0 from the pairing above, with a bond hci0 no longer
+    # has (unpairing removed it on hci0's side only) and hci0's GATT
+    # database as it was then, without fff0: forget that first, as a user
+    # would, or hci1's connect uses the stale keys, and the device's UUIDs
+    # stay those of the old database instead of the advertised ones.
+    http central-forget DELETE "$ME?adapter=hci1"
+    # hci1 scans before hci0 starts advertising: the emulated controllers
+    # deliver an advertising report when a scan starts or an advertisement
+    # is enabled, and the kernel drops a report that arrives while its
+    # discovery is still starting, so the report at the scan's own start is
+    # often lost; the one sent when the advertisement is enabled reaches a
+    # scan that bluetoothd already reports as running.
+    stream central-scan "$BASE/v1/scan?adapter=hci1&service=fff0"
+    CENTRAL_SCAN=$STREAM_PID
+    scanning=false
+    for _ in $(seq 50); do
+        http central-adapter GET "$BASE/v1/adapters/hci1"
+        if jqb '.discovering == true'; then scanning=true; break; fi
+        sleep 0.2
+    done
+    check central-scanning "hci1 discovering" "$(why)" $scanning
+fi
 http advertise POST "$BASE/v1/peripheral/advertisements" \
     '{"adapter":"hci0","local_name":"blegateway","service_uuids":["fff0"],"discoverable":true}'
 ADV=$(jq -r '.id // empty' <<< "$BODY" 2> /dev/null)
 check peripheral-advertise "$ADV, $(jq -r .data_length <<< "$BODY" 2> /dev/null) bytes" "$(why)" jqb '.registered == true'
 
-http gateway-info GET "$BASE/v1"
-if jqb '.bluez.simulated == true'; then
+if $SIMULATED; then
     echo "(the simulator does not carry radio traffic between its adapters: the hci1 central steps run on the real bluetoothd only)"
-elif [ "${E2E_PERIPHERAL_CENTRAL:-0}" != 1 ]; then
-    # In the rig, hci1 does not yet hear the advertisement hci0 registers
-    # (an open problem of the peripheral role: see docs/peripheral.md), so
-    # a central on hci1 cannot find the application. Run these steps with
-    # E2E_PERIPHERAL_CENTRAL=1 to work on it.
-    echo "(the hci1 central steps are off: E2E_PERIPHERAL_CENTRAL=1 runs them)"
 else
-    ME=$BASE/v1/devices/$CENTRAL
-    # hci1 knows hci0 from the pairing above, with a bond hci0 no longer
-    # has (unpairing removed it on hci0's side only) and hci0's GATT
-    # database as it was: forget that first, as a user would, or hci1's
-    # connect uses the stale keys and never completes.
-    http central-forget DELETE "$ME?adapter=hci1"
     # What proves the advertisement was heard is fff0 among the device's
-    # UUIDs, which only the gateway's advertisement carries.
-    found=false
-    for _ in 1 2 3 4 5 6; do
-        http central-scan POST "$BASE/v1/scan" '{"adapter":"hci1","services":["fff0"],"duration_ms":5000}'
-        http central-device GET "$ME?adapter=hci1"
-        if jqb '(.service_uuids | index("0000fff0-0000-1000-8000-00805f9b34fb")) != null'; then found=true; break; fi
-    done
-    check central-discovers "hci1 hears $CENTRAL advertising fff0 as $(jq -r .name <<< "$BODY" 2> /dev/null)" "$(why)" $found
+    # UUIDs, which only the gateway's advertisement carries, and its name,
+    # which only its scan response carries.
+    is_gateway=".device.address == \"$CENTRAL\" and (.device.service_uuids | index(\"$PAPP_SERVICE\")) != null"
+    found=$(wait_events central-scan discovered "$is_gateway" 1 15 | head -1)
+    check central-discovers "hci1 hears $CENTRAL advertising fff0 as $(jq -r .device.name <<< "$found" 2> /dev/null)" \
+        "no discovered event with fff0 for $CENTRAL on hci1 in 15 s" [ -n "$found" ]
+    check central-discovers-name "blegateway, from the scan response" "$(jq -c .device.name <<< "$found" 2> /dev/null)" \
+        jq -e '.device.name == "blegateway"' <<< "$found"
+    close_stream "$CENTRAL_SCAN"
     http central-connect POST "$ME/connect?adapter=hci1"
     check central-connect "hci1 -> hci0" "$(why)" jqb '.connected == true'
     http central-read GET "$ME/characteristics/fff1/value?adapter=hci1&service=$PAPP_SERVICE"
     check central-read "fff1 reads $(jq -r .value <<< "$BODY" 2> /dev/null)" "$(why)" jqb '.value == "2a"'
+    check peripheral-read "read on /v1/peripheral/events" "no read event" \
+        wait_events peripheral read '.characteristic == "0000fff1-0000-1000-8000-00805f9b34fb"' 1 10
+    # The first request of a central is when the gateway learns who it is.
+    check peripheral-central-connected "central-connected: hci1 ($PERIPHERAL) on /v1/peripheral/events" \
+        "no central-connected event for $PERIPHERAL" \
+        wait_events peripheral central-connected ".central == \"$PERIPHERAL\" and .application == \"$APP\"" 1 10
     http central-write PUT "$ME/characteristics/fff1/value?adapter=hci1&service=$PAPP_SERVICE" '{"value":"07"}'
     check central-write "204" "$(why)" [ "$STATUS" = 204 ]
     check peripheral-written "written 07 on /v1/peripheral/events" "no written event" \
         wait_events peripheral written '.value == "07"' 1 10
+    http central-read-back GET "$ME/characteristics/fff1/value?adapter=hci1&service=$PAPP_SERVICE"
+    check central-read-back "fff1 reads $(jq -r .value <<< "$BODY" 2> /dev/null) after the write" "$(why)" jqb '.value == "07"'
     stream central-notify "$BASE/v1/devices/$CENTRAL/characteristics/fff2/notifications?adapter=hci1&service=$PAPP_SERVICE"
     CENTRAL_NOTIFY=$STREAM_PID
     check peripheral-subscribed "subscribed on /v1/peripheral/events" "no subscribed event" \
@@ -466,7 +490,12 @@ else
     check central-notified "hci1 received 63" "no notification 63 on hci1's stream" \
         wait_events central-notify notification '.value == "63"' 1 15
     close_stream "$CENTRAL_NOTIFY"
+    check peripheral-unsubscribed "unsubscribed on /v1/peripheral/events" "no unsubscribed event" \
+        wait_events peripheral unsubscribed '.characteristic == "0000fff2-0000-1000-8000-00805f9b34fb"' 1 15
     http central-disconnect POST "$ME/disconnect?adapter=hci1"
+    check peripheral-central-disconnected "central-disconnected: hci1 on /v1/peripheral/events" \
+        "no central-disconnected event for $PERIPHERAL" \
+        wait_events peripheral central-disconnected ".central == \"$PERIPHERAL\" and .application == \"$APP\"" 1 15
 fi
 http unadvertise DELETE "$BASE/v1/peripheral/advertisements/$ADV"
 check peripheral-unadvertise "" "$(why)" [ "$STATUS" = 204 ]

@@ -46,6 +46,33 @@ extension Peripheral {
         return record.id
     }
 
+    /// Starts again an advertisement the gateway ran before it restarted,
+    /// under its old id. As with `restore(_:id:adapter:values:)`, it is
+    /// kept when bluetoothd cannot register it now, and the error returned.
+    @discardableResult
+    public func restore(_ advertisement: Advertisement, id: String, adapter: String) async -> BlueZError? {
+        do throws(BlueZError) {
+            try advertisement.validate()
+            try state.withLock { state throws(BlueZError) in
+                guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
+                guard state.advertisements[id] == nil else { throw BlueZError(.alreadyExists, "advertisement \(id) exists") }
+                if let number = Self.number(id, prefix: "adv") { state.nextAdvertisement = max(state.nextAdvertisement, number) }
+                state.advertisements[id] = AdvertisementRecord(
+                    id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter),
+                    path: ObjectPath(unchecked: options.root.rawValue + "/" + id), definition: advertisement)
+            }
+        } catch {
+            return error
+        }
+        do throws(BlueZError) {
+            try await registerAdvertisement(id)
+            return nil
+        } catch {
+            central.connection.objects.remove(at: ObjectPath(unchecked: options.root.rawValue + "/" + id))
+            return error
+        }
+    }
+
     /// Unregisters and unexports an advertisement. Returns whether
     /// bluetoothd acknowledged the unregistration (it is gone either way).
     @discardableResult
@@ -99,7 +126,9 @@ extension Peripheral {
     }
 
     func registerAdvertisement(_ id: String) async throws(BlueZError) {
-        guard let record = state.withLock({ $0.advertisements[id] }) else { return }
+        guard var record = state.withLock({ $0.advertisements[id] }) else { return }
+        record.adapterPath = try adapterPath(record.adapter).path
+        state.withLock { [record] in $0.advertisements[id]?.adapterPath = record.adapterPath }
         do {
             try central.connection.objects.add(
                 advertisementInterface(), at: record.path, properties: Self.properties(of: record.definition))

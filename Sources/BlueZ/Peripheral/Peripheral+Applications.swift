@@ -52,6 +52,66 @@ extension Peripheral {
         return record.id
     }
 
+    /// Publishes again an application the gateway published before it
+    /// restarted, under its old id, with the values clients had set (by
+    /// the characteristic's index in definition order). It is kept even
+    /// when bluetoothd cannot register it now (BlueZ not running yet, the
+    /// adapter missing): then it is registered when BlueZ becomes
+    /// available, and the error is returned. Ids given later continue
+    /// after the restored ones.
+    @discardableResult
+    public func restore(_ application: GATTApplication, id: String, adapter: String, values: [Int: [UInt8]] = [:])
+        async -> BlueZError?
+    {
+        do throws(BlueZError) {
+            try application.validate()
+            try state.withLock { state throws(BlueZError) in
+                guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
+                guard state.applications[id] == nil else { throw BlueZError(.alreadyExists, "application \(id) exists") }
+                if let number = Self.number(id, prefix: "app") { state.nextApplication = max(state.nextApplication, number) }
+                let root = ObjectPath(unchecked: options.root.rawValue + "/" + id)
+                var characteristics: [CharacteristicRecord] = []
+                for (s, service) in application.services.enumerated() {
+                    for (c, characteristic) in service.characteristics.enumerated() {
+                        characteristics.append(
+                            CharacteristicRecord(
+                                path: ObjectPath(unchecked: "\(root.rawValue)/service\(s)/char\(c)"), service: s,
+                                definition: characteristic, value: values[characteristics.count] ?? characteristic.value))
+                    }
+                }
+                state.applications[id] = ApplicationRecord(
+                    id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter), root: root,
+                    definition: application, characteristics: characteristics)
+            }
+        } catch {
+            return error
+        }
+        do throws(BlueZError) {
+            try await registerApplication(id)
+            return nil
+        } catch {
+            unexport(ObjectPath(unchecked: options.root.rawValue + "/" + id))
+            return error
+        }
+    }
+
+    /// The number at the end of an id the peripheral gave (`app12` is 12).
+    static func number(_ id: String, prefix: String) -> Int? {
+        guard id.hasPrefix(prefix) else { return nil }
+        return Int(id.dropFirst(prefix.count))
+    }
+
+    /// The index, in definition order (services, then characteristics),
+    /// of a characteristic of a published application: what a stored
+    /// value is kept under.
+    public func characteristicIndex(of characteristic: BluetoothUUID, service: BluetoothUUID? = nil, in application: String)
+        throws(BlueZError) -> Int
+    {
+        try state.withLock { state throws(BlueZError) in
+            try state.application(application).characteristicIndex(characteristic, service: service)
+        }
+    }
+
     /// Unregisters and unexports an application. Returns whether
     /// bluetoothd acknowledged the unregistration (it is gone either way).
     @discardableResult
@@ -149,7 +209,9 @@ extension Peripheral {
     /// Exports the application's objects on the current connection and
     /// calls `RegisterApplication`.
     func registerApplication(_ id: String) async throws(BlueZError) {
-        guard let record = state.withLock({ $0.applications[id] }) else { return }
+        guard var record = state.withLock({ $0.applications[id] }) else { return }
+        record.adapterPath = try adapterPath(record.adapter).path
+        state.withLock { [record] in $0.applications[id]?.adapterPath = record.adapterPath }
         let objects = central.connection.objects
         do {
             try export(record, on: objects)

@@ -47,13 +47,18 @@ public final class Peripheral: Sendable {
     }
 
     /// Follows the central's availability to register everything again
-    /// when BlueZ comes back.
+    /// when BlueZ comes back, and disconnections to report centrals gone.
     public func start() {
-        let events = central.events(bufferSize: 64)
+        let events = central.events(bufferSize: 1024)
         let task = Task { [weak self] in
             for await event in events {
-                guard case .availability(let availability) = event, let self else { continue }
-                await self.availabilityChanged(availability)
+                guard let self else { return }
+                switch event {
+                case .availability(let availability): await self.availabilityChanged(availability)
+                case .adapterState(let adapter, let adapterState): await self.adapterChanged(adapter, adapterState)
+                case .disconnected(let device, let reason): self.disconnected(device.address, adapter: device.adapter, reason: reason)
+                default: continue
+                }
             }
         }
         follower.withLock { $0 = task }
@@ -132,6 +137,32 @@ public final class Peripheral: Sendable {
         }
     }
 
+    /// A device disconnected from an adapter: if it was a central of the
+    /// adapter's applications, it is gone from each.
+    func disconnected(_ device: BluetoothAddress, adapter: String, reason: String?) {
+        let applications = state.withLock { state -> [String] in
+            let ids = state.applications.values.filter { $0.adapter == adapter && $0.seen.contains(device) }.map(\.id)
+            for id in ids { state.applications[id]?.seen.remove(device) }
+            return ids.sorted()
+        }
+        for id in applications { emit(.centralGone(application: id, adapter: adapter, device: device, reason: reason)) }
+    }
+
+    /// An adapter went away: bluetoothd forgot what was registered on it.
+    /// An adapter is there (again, or for the first time, as at boot when
+    /// the controller attaches after bluetoothd started): what waits for
+    /// it is registered.
+    func adapterChanged(_ adapter: String, _ adapterState: AdapterState) async {
+        guard adapterState != .unavailable else {
+            state.withLock { state in
+                for (id, record) in state.applications where record.adapter == adapter { state.applications[id]?.registered = false }
+                for (id, record) in state.advertisements where record.adapter == adapter { state.advertisements[id]?.registered = false }
+            }
+            return
+        }
+        await registerWaiting { $0 == adapter }
+    }
+
     /// BlueZ became reachable: export and register everything again (on a
     /// new connection the objects are new too); unreachable: bluetoothd
     /// has forgotten every registration.
@@ -143,9 +174,15 @@ public final class Peripheral: Sendable {
             }
             return
         }
+        await registerWaiting { _ in true }
+    }
+
+    /// Registers what is not registered, on the adapters `matching`, and
+    /// reports each (`reregistered`, with the error if it failed).
+    private func registerWaiting(on matching: (String) -> Bool) async {
         let (applications, advertisements) = state.withLock { state in
-            (state.applications.values.filter { !$0.registered }.map(\.id),
-             state.advertisements.values.filter { !$0.registered }.map(\.id))
+            (state.applications.values.filter { !$0.registered && matching($0.adapter) }.map(\.id).sorted(),
+             state.advertisements.values.filter { !$0.registered && matching($0.adapter) }.map(\.id).sorted())
         }
         for id in applications {
             do {

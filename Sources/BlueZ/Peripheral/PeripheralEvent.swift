@@ -16,6 +16,10 @@ public enum PeripheralEvent: Sendable, Hashable {
     /// A central that talked to an application for the first time on this
     /// connection of bluetoothd's (from the `device` option of its request).
     case centralSeen(application: String, adapter: String, device: BluetoothAddress)
+    /// A central seen by an application disconnected from the adapter
+    /// (its `Device1.Connected` turned false); its next request is a
+    /// `centralSeen` again.
+    case centralGone(application: String, adapter: String, device: BluetoothAddress, reason: String?)
     /// An application or advertisement was registered with bluetoothd
     /// again (after bluetoothd restarted or the bus came back), or could not be.
     case reregistered(kind: String, id: String, error: String?)

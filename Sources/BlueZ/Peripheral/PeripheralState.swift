@@ -38,7 +38,9 @@ struct PeripheralState {
 struct ApplicationRecord: Sendable {
     let id: String
     let adapter: String
-    let adapterPath: ObjectPath
+    /// Resolved again at each registration: a restored application may
+    /// be defined before BlueZ lists its adapter.
+    var adapterPath: ObjectPath
     let root: ObjectPath
     let definition: GATTApplication
     var characteristics: [CharacteristicRecord]
@@ -89,7 +91,7 @@ struct CharacteristicRecord: Sendable {
 struct AdvertisementRecord: Sendable {
     let id: String
     let adapter: String
-    let adapterPath: ObjectPath
+    var adapterPath: ObjectPath
     let path: ObjectPath
     let definition: Advertisement
     var registered = false

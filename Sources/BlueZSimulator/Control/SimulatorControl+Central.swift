@@ -8,7 +8,8 @@ extension SimulatorControl {
     /// The simulated remote central: `CentralRead(s adapter, s
     /// characteristic) -> ay`, `CentralWrite(s adapter, s characteristic,
     /// ay value)`, `CentralSubscribe(s adapter, s characteristic)`,
-    /// `CentralUnsubscribe(s adapter, s characteristic)`, `CentralReceived(s
+    /// `CentralUnsubscribe(s adapter, s characteristic)`, `CentralDisconnect(s
+    /// adapter)`, `CentralReceived(s
     /// adapter, s characteristic) -> aay`, `RegisteredApplications() -> as`,
     /// `RegisteredAdvertisements() -> a(sa{sv})`.
     static func centralMethods(_ simulator: SimulatedBlueZ) -> [ExportedInterface.Method] {
@@ -44,6 +45,11 @@ extension SimulatorControl {
             Method("CentralUnsubscribe", inputs: [adapter, characteristic]) { call in
                 let (id, uuid) = try target(call)
                 try await central { try await simulator.centralUnsubscribe(adapter: id, characteristic: uuid) }
+                return []
+            },
+            Method("CentralDisconnect", inputs: [adapter]) { call in
+                let id = try argument(call, 0, \.string, "adapter")
+                try await central { try await simulator.centralDisconnect(adapter: id) }
                 return []
             },
             Method("CentralReceived", inputs: [adapter, characteristic], outputs: [Argument("values", .array(.array(.byte)))]) {

@@ -15,7 +15,8 @@ import DBus
 /// Methods: `SetInRange(s address, b in_range)`, `DropConnection(s
 /// address)`, `SetRSSI(s address, n rssi)`, `RemoveDevice(s address)`,
 /// `SetValue(s address, s characteristic, ay value)`, `SetPowered(s
-/// adapter, b powered)`, `StopBluetoothd()`, `StartBluetoothd()`,
+/// adapter, b powered)`, `SetAdapterPresent(s adapter, b present)`,
+/// `StopBluetoothd()`, `StartBluetoothd()`,
 /// `RestartBluetoothd()`, `IsBluetoothdRunning() -> b`,
 /// `ExportedDevices() -> as`. A refused call answers
 /// `org.blegateway.Simulator.Error.Failed` (an unknown device, ...) or
@@ -79,6 +80,12 @@ public enum SimulatorControl {
                 Method("SetPowered", inputs: [Argument("adapter", .string), Argument("powered", .boolean)]) { call in
                     let (adapter, powered) = try (argument(call, 0, \.string, "adapter"), argument(call, 1, \.bool, "powered"))
                     try await refusing { try await simulator.setPowered(powered, adapter: adapter) }
+                    return []
+                },
+                Method("SetAdapterPresent", inputs: [Argument("adapter", .string), Argument("present", .boolean)]) {
+                    call in
+                    let (adapter, present) = try (argument(call, 0, \.string, "adapter"), argument(call, 1, \.bool, "present"))
+                    try await refusing { try await simulator.setAdapterPresent(present, adapter: adapter) }
                     return []
                 },
                 Method("StopBluetoothd") { _ in

@@ -36,6 +36,9 @@ struct PeripheralRegistry {
     var received: [Key: [[UInt8]]] = [:]
     /// The simulated central's subscriptions, by characteristic object.
     var subscriptions: [Key: SignalSubscription] = [:]
+    /// The device objects of the simulated central, by adapter id, and
+    /// whether its link to that adapter is up.
+    var centralLinks: [String: (path: ObjectPath, connected: Bool)] = [:]
 
     /// The characteristic flags bluetoothd 5.66 accepts (`parse_chrc_flags`
     /// in src/gatt-database.c).
@@ -54,6 +57,23 @@ struct PeripheralRegistry {
     /// The address of the simulated remote central, as bluetoothd names it
     /// in the `device` option of the requests it forwards.
     static let centralAddress = "11:22:33:44:55:66"
+
+    /// Forgets what was registered on an adapter that went away; returns
+    /// the advertisements to release and the central's device object.
+    mutating func adapterRemoved(_ adapter: ObjectPath, id: String) -> (advertisements: [Key], central: ObjectPath?) {
+        let advertisements = self.advertisements.filter { $0.value.adapter == adapter }.map(\.key)
+        for key in advertisements { self.advertisements[key] = nil }
+        for (key, application) in applications where application.adapter == adapter {
+            applications[key] = nil
+            for (subscribed, subscription) in subscriptions where subscribed.owner == key.owner
+                && subscribed.path.isDescendant(ofOrEqualTo: key.path)
+            {
+                subscription.cancel()
+                subscriptions[subscribed] = nil
+            }
+        }
+        return (advertisements, centralLinks.removeValue(forKey: id)?.path)
+    }
 
     mutating func removeAll() {
         for subscription in subscriptions.values { subscription.cancel() }

@@ -59,6 +59,39 @@ extension SimulatorCore {
         }
     }
 
+    /// The adapter goes away (unplugged, or its controller not attached
+    /// yet at boot) or comes back, as the kernel's index events make
+    /// bluetoothd do: on removal its connections drop and its device
+    /// objects go, the advertisements registered on it are released
+    /// (`Release`), its applications forgotten, and its object goes; on
+    /// return it is back as the scenario defines it, with its devices.
+    func controlSetAdapterPresent(_ present: Bool, adapter id: String) async throws {
+        if present {
+            guard adapters[id] == nil else { return }
+            guard let spec = scenario.adapters.first(where: { $0.id == id }) else {
+                throw SimulatorError("the scenario has no adapter \(id)")
+            }
+            try addAdapter(spec)
+            for device in scenario.devices where devicePath(device)?.parent?.lastElement == Substring(id) {
+                try addDevice(device)
+            }
+            return
+        }
+        guard let adapter = adapters[id] else { return }
+        for device in devices.values where device.adapter == id { removeFromWorld(device) }
+        let released = peripheral.adapterRemoved(adapter.path, id: id)
+        if let central = released.central { bus.objects.remove(at: central) }
+        adapters[id] = nil
+        adapterOrder.removeAll { $0 == id }
+        for path in bus.objects.paths(under: adapter.path) { bus.objects.remove(at: path) }
+        bus.objects.remove(at: adapter.path)
+        for key in released.advertisements {
+            _ = try? await bus.call(
+                destination: key.owner, path: key.path, interface: "org.bluez.LEAdvertisement1", method: "Release",
+                timeout: .seconds(5))
+        }
+    }
+
     func exportedAddresses() -> [DeviceAddress] {
         devices.values.filter(\.exported).map(\.spec.address).sorted()
     }

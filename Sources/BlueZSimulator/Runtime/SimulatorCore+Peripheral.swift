@@ -165,6 +165,45 @@ extension SimulatorCore {
         throw SimulatorError("no application registered on \(id) has characteristic \(uuid)")
     }
 
+    /// The central's link to `adapter` is up (it connects before its first
+    /// request): bluetoothd then has a device object for it, `Connected`.
+    func centralLinkUp(adapter id: String) {
+        guard peripheral.centralLinks[id]?.connected != true, let interfaces,
+            let address = DeviceAddress(PeripheralRegistry.centralAddress),
+            let path = ObjectPath(rawValue: "/org/bluez/\(id)/\(address.pathComponent)")
+        else { return }
+        if peripheral.centralLinks[id] == nil {
+            let device = DeviceState(
+                spec: Scenario.Device(address: address, addressType: .public, adapter: id), adapter: id, path: path)
+            device.connected = true
+            try? bus.objects.add(interfaces.device, at: path, properties: deviceProperties(device))
+        } else {
+            try? bus.objects.update(["Connected": .boolean(true)], of: "org.bluez.Device1", at: path)
+        }
+        peripheral.centralLinks[id] = (path, true)
+    }
+
+    /// The central's link to `adapter` goes down, as bluetoothd sees it
+    /// (`att_disconnected` in src/gatt-database.c): its subscriptions end,
+    /// so each characteristic it was the last subscriber of gets
+    /// `StopNotify`; then `Connected` turns false.
+    func centralDisconnect(adapter id: String) async throws {
+        guard let link = peripheral.centralLinks[id], link.connected else { return }
+        guard let adapter = adapters[id] else { throw SimulatorError("no adapter \(id)") }
+        for (key, subscription) in peripheral.subscriptions {
+            let onAdapter = peripheral.applications.contains { application in
+                application.key.owner == key.owner && application.value.adapter == adapter.path
+                    && application.value.characteristics.contains { $0.path == key.path }
+            }
+            guard onAdapter else { continue }
+            subscription.cancel()
+            peripheral.subscriptions[key] = nil
+            _ = try? await callApplication(key, "StopNotify", [], permissionError: 0x03)
+        }
+        peripheral.centralLinks[id] = (link.path, false)
+        try? bus.objects.update(["Connected": .boolean(false)], of: "org.bluez.Device1", at: link.path)
+    }
+
     /// The options bluetoothd passes with a central's request.
     func centralOptions(adapter id: String, extra: [String: Value] = [:]) -> [String: Value] {
         let device = "/org/bluez/\(id)/dev_" + PeripheralRegistry.centralAddress.split(separator: ":").joined(separator: "_")
@@ -174,6 +213,7 @@ extension SimulatorCore {
 
     func centralRead(adapter: String, _ uuid: GATTUUID) async throws -> [UInt8] {
         let (key, characteristic) = try registeredCharacteristic(adapter: adapter, uuid)
+        centralLinkUp(adapter: adapter)
         // bluetoothd answers from the attribute's permissions before it
         // asks the application.
         guard characteristic.flags.contains(where: { $0.hasSuffix("read") }) else {
@@ -187,6 +227,7 @@ extension SimulatorCore {
 
     func centralWrite(adapter: String, _ uuid: GATTUUID, _ value: [UInt8]) async throws {
         let (key, characteristic) = try registeredCharacteristic(adapter: adapter, uuid)
+        centralLinkUp(adapter: adapter)
         guard characteristic.flags.contains(where: { $0.contains("write") }) else {
             throw CentralATTError(code: ATTError.writeNotPermitted)
         }
@@ -201,6 +242,7 @@ extension SimulatorCore {
     /// value to the central, and calls Confirm for indications.
     func centralSubscribe(adapter: String, _ uuid: GATTUUID) async throws {
         let (key, characteristic) = try registeredCharacteristic(adapter: adapter, uuid)
+        centralLinkUp(adapter: adapter)
         // Without notify or indicate there is no CCC descriptor to write.
         guard characteristic.flags.contains(where: { $0.hasSuffix("notify") || $0.hasSuffix("indicate") }) else {
             throw CentralATTError(code: ATTError.requestNotSupported)

@@ -304,13 +304,18 @@ enum PeripheralJSON {
         case .centralSeen(let application, let adapter, let device):
             ("central-connected",
              [("application", .string(application)), ("adapter", .string(adapter)), ("central", .string(device.description))])
+        case .centralGone(let application, let adapter, let device, let reason):
+            ("central-disconnected",
+             [("application", .string(application)), ("adapter", .string(adapter)), ("central", .string(device.description))]
+                + (reason.map { [("reason", .string($0))] } ?? []))
         case .reregistered(let kind, let id, let error):
             ("reregistered", [("kind", .string(kind)), ("id", .string(id))] + (error.map { [("error", .string($0))] } ?? []))
         }
     }
 
     static let eventTypes: Set<String> = [
-        "read", "written", "request", "request-expired", "subscribed", "unsubscribed", "central-connected", "reregistered",
+        "read", "written", "request", "request-expired", "subscribed", "unsubscribed", "central-connected", "central-disconnected",
+        "reregistered",
     ]
 }
 

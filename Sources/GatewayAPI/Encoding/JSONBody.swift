@@ -12,7 +12,7 @@ struct JSONBody {
             guard optional else {
                 throw Problem(.invalidRequest, status: .badRequest, detail: "a JSON body is required")
             }
-            members = []
+            self.init(members: [])
             return
         }
         if let type = request.headers["Content-Type"], !Self.isJSON(type) {
@@ -20,7 +20,17 @@ struct JSONBody {
                 .unsupportedMediaType, status: .unsupportedMediaType,
                 detail: "the body is \(type); send it as Content-Type: application/json (with curl: --json '{...}')")
         }
-        guard case .object(let members) = try JSON.parse(request.body) else {
+        try self.init(json: request.body, allowed: allowed)
+    }
+
+    private init(members: [(String, JSON)]) {
+        self.members = members
+    }
+
+    /// A JSON object given as bytes (a request's body, or one the gateway
+    /// stored), with only the `allowed` fields.
+    init(json bytes: [UInt8], allowed: Set<String>) throws(Problem) {
+        guard case .object(let members) = try JSON.parse(bytes) else {
             throw Problem(.invalidRequest, status: .badRequest, detail: "the body must be a JSON object")
         }
         if let unknown = members.first(where: { !allowed.contains($0.0) }) {

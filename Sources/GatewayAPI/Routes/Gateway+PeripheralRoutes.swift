@@ -1,6 +1,7 @@
 import BlueZ
 import Foundation
 import HTTPServer
+import PersistedState
 
 extension Gateway {
     func addPeripheralRoutes(to router: inout Router) {
@@ -8,12 +9,18 @@ extension Gateway {
         let value = applications + "/{id}/characteristics/{characteristic}/value"
         let advertisements = "/v1/peripheral/advertisements"
 
+        // Publishing and removing are durable before the answer, and so is
+        // a value a client sets: the store has committed them, so that a
+        // restarted gateway publishes the same again.
         router.post(applications) { [self] request in
-            let body = try JSONBody(request, allowed: ["adapter", "services"])
+            let body = try JSONBody(request, allowed: Self.applicationFields)
             let adapter = try adapterField(body, request)
             let definition = try PeripheralJSON.application(body)
             let id = try await peripheral.publish(definition, adapter: adapter)
             let published = try peripheral.application(id)
+            try await persist(.application, id: id, adapter: published.adapter, definition: request.body) {
+                _ = try? await peripheral.removeApplication(id)
+            }
             var response = Response.json(PeripheralJSON.application(published, encoding: .hex), status: .created)
             response.headers["Location"] = "\(applications)/\(id)"
             return response
@@ -27,7 +34,9 @@ extension Gateway {
             return .json(PeripheralJSON.application(try peripheral.application(request.pathParameter("id")), encoding: encoding))
         }
         router.delete(applications + "/{id}") { [self] request in
-            try await peripheral.removeApplication(request.pathParameter("id"))
+            let id = request.pathParameter("id")
+            try await peripheral.removeApplication(id)
+            try await forget(.application, id: id)
             return Response(status: .noContent)
         }
         router.get(value) { [self] request in
@@ -40,8 +49,17 @@ extension Gateway {
         router.put(value) { [self] request in
             let uuid = try request.uuid(request.pathParameter("characteristic"), parameter: "characteristic")
             let write = try request.valueWrite(types: false)
-            let notified = try await peripheral.setValue(
-                write.value, of: uuid, service: try request.serviceQuery(), in: request.pathParameter("id"))
+            let id = request.pathParameter("id")
+            let service = try request.serviceQuery()
+            if let store {
+                let index = try peripheral.characteristicIndex(of: uuid, service: service, in: id)
+                do throws(StoreError) {
+                    try await store.setPublishedValue(write.value, characteristic: index, application: id)
+                } catch {
+                    throw Self.storeProblem(error)
+                }
+            }
+            let notified = try await peripheral.setValue(write.value, of: uuid, service: service, in: id)
             return .json(.object([("notified", .bool(notified))]))
         }
         router.post("/v1/peripheral/requests/{id}") { [self] request in
@@ -94,7 +112,11 @@ extension Gateway {
                     detail: "\(error.dbusMessage ?? error.message): every advertising instance of the adapter is in use; stop one first",
                     dbusError: error.dbusName)
             }
-            var response = Response.json(PeripheralJSON.advertisement(try peripheral.advertisement(id)), status: .created)
+            let published = try peripheral.advertisement(id)
+            try await persist(.advertisement, id: id, adapter: published.adapter, definition: request.body) {
+                _ = try? await peripheral.stopAdvertising(id)
+            }
+            var response = Response.json(PeripheralJSON.advertisement(published), status: .created)
             response.headers["Location"] = "\(advertisements)/\(id)"
             return response
         }
@@ -105,7 +127,9 @@ extension Gateway {
             .json(PeripheralJSON.advertisement(try peripheral.advertisement(request.pathParameter("id"))))
         }
         router.delete(advertisements + "/{id}") { [self] request in
-            try await peripheral.stopAdvertising(request.pathParameter("id"))
+            let id = request.pathParameter("id")
+            try await peripheral.stopAdvertising(id)
+            try await forget(.advertisement, id: id)
             return Response(status: .noContent)
         }
         router.get("/v1/peripheral/advertising") { [self] request in
@@ -117,6 +141,65 @@ extension Gateway {
                 ("max_data_length", .int(Advertisement.maximumDataLength)),
             ]))
         }
+    }
+
+    static let applicationFields: Set<String> = ["adapter", "services"]
+
+    /// Stores what was just published (its definition as the client sent
+    /// it); when the store fails, `undo` withdraws it and the client gets
+    /// the store's problem, so nothing runs that would not come back.
+    private func persist(
+        _ kind: PublishedItem.Kind, id: String, adapter: String, definition: [UInt8],
+        undo: () async -> Void
+    ) async throws(Problem) {
+        guard let store else { return }
+        do throws(StoreError) {
+            try await store.savePublished(PublishedItem(kind: kind, id: id, adapter: adapter, definition: definition))
+        } catch {
+            await undo()
+            throw Self.storeProblem(error)
+        }
+    }
+
+    private func forget(_ kind: PublishedItem.Kind, id: String) async throws(Problem) {
+        guard let store else { return }
+        do throws(StoreError) {
+            try await store.removePublished(kind, id: id)
+        } catch {
+            throw Self.storeProblem(error)
+        }
+    }
+
+    /// Publishes again what the store holds (at start-up), under the same
+    /// ids and with the values clients set. What bluetoothd cannot take
+    /// now (BlueZ not running yet) is registered when BlueZ becomes
+    /// available; a definition this gateway cannot read is skipped.
+    public func restorePeripheral() async throws(StoreError) -> (applications: Int, advertisements: Int) {
+        guard let store else { return (0, 0) }
+        var restored = (applications: 0, advertisements: 0)
+        for item in try await store.publishedItems() {
+            let failure: BlueZError?
+            do throws(Problem) {
+                switch item.kind {
+                case .application:
+                    let definition = try PeripheralJSON.application(JSONBody(json: item.definition, allowed: Self.applicationFields))
+                    failure = await peripheral.restore(definition, id: item.id, adapter: item.adapter, values: item.values)
+                    restored.applications += 1
+                case .advertisement:
+                    let definition = try PeripheralJSON.advertisement(
+                        JSONBody(json: item.definition, allowed: PeripheralJSON.advertisementFields))
+                    failure = await peripheral.restore(definition, id: item.id, adapter: item.adapter)
+                    restored.advertisements += 1
+                }
+            } catch {
+                logger.warning("the state store holds \(item.kind.rawValue) \(item.id), which this gateway cannot read (\(error.detail)): skipped")
+                continue
+            }
+            if let failure {
+                logger.warning("\(item.kind.rawValue) \(item.id) on \(item.adapter) is not registered yet: \(failure)")
+            }
+        }
+        return restored
     }
 
     /// The adapter of a definition: the body's `adapter`, `?adapter=`, or

@@ -43,7 +43,25 @@ enum Schema {
             data BLOB NOT NULL,
             timestamp_us INTEGER NOT NULL
         );
+        """,
+        // 2: what the peripheral role publishes, and the characteristic
+        // values clients set since.
         """
+        CREATE TABLE published (
+            kind TEXT NOT NULL CHECK (kind IN ('application', 'advertisement')),
+            id TEXT NOT NULL,
+            adapter TEXT NOT NULL,
+            definition BLOB NOT NULL,
+            created_us INTEGER NOT NULL,
+            PRIMARY KEY (kind, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE published_values (
+            application TEXT NOT NULL,
+            characteristic INTEGER NOT NULL,
+            value BLOB NOT NULL,
+            PRIMARY KEY (application, characteristic)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version this build writes.

@@ -31,11 +31,13 @@ final class GatewayUnderTest: Sendable {
     }
 
     /// Starts the simulator with `scenario` and the gateway with `arguments`
-    /// and its state in `stateDirectory` (a new empty one if nil).
+    /// and its state in `stateDirectory` (a new empty one if nil);
+    /// `beforeGateway` changes the simulated world before the gateway starts.
     static func start(
         scenario: String = TestScenario.yaml, arguments: [String] = [], environment: [String: String] = [:],
         stateDirectory: String? = nil,
-        experimental: Bool = false
+        experimental: Bool = false,
+        beforeGateway: (SimulatedBlueZ) async throws -> Void = { _ in }
     ) async throws -> GatewayUnderTest {
         let ownsStateDirectory = stateDirectory == nil
         let stateDirectory = try stateDirectory ?? makeStateDirectory()
@@ -46,6 +48,7 @@ final class GatewayUnderTest: Sendable {
         let simulator = try await SimulatedBlueZ.start(
             on: connection, scenario: try Scenario.parse(scenario),
             options: SimulatorOptions(experimental: experimental, temporaryTimeout: 3000))
+        try await beforeGateway(simulator)
         let process = try ChildProcess(
             [
                 executable, "serve", "--bus", bus.address, "--listen", "127.0.0.1:0", "--log-level", "debug",
