@@ -10,7 +10,11 @@ import TestSupport
 /// busctl.
 @Suite struct ToolTests {
     @Test func bluetoothctlScansConnectsReadsNotifiesAndWrites() async throws {
-        let harness = try await SimulatorHarness()
+        // bluetoothctl's steps take seconds on a loaded machine: the devices
+        // it discovered are kept for the whole session (300 s), not the
+        // harness's scaled-down 3 s, so "scan off" then "connect" finds
+        // the device as it would on bluetoothd's 30 s.
+        let harness = try await SimulatorHarness(options: SimulatorOptions(temporaryTimeout: 30_000))
         defer { Task { await harness.close() } }
         let ctl = try ChildProcess(["bluetoothctl"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": harness.bus.address])
         defer { ctl.kill() }

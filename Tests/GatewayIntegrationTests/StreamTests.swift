@@ -109,7 +109,9 @@ import Testing
         #expect(try await gateway.request("POST", device + "/connect").status == 200)
 
         let scan = try gateway.stream("/v1/scan?duration_ms=700")
-        let notifications = try gateway.stream(device + "/characteristics/2a37/notifications?duration_ms=700")
+        // Long enough that a notification arrives within it on a loaded
+        // machine: the stream is about its end, not its first value.
+        let notifications = try gateway.stream(device + "/characteristics/2a37/notifications?duration_ms=3000")
         let events = try gateway.stream("/v1/events?duration_ms=700")
         for stream in [scan, notifications, events] {
             #expect(await stream.hasEnded(within: .seconds(20)), "the stream ended by itself")
