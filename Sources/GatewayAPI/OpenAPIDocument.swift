@@ -984,7 +984,7 @@ paths:
                 characteristic: { $ref: "#/components/schemas/AttributeName" }
                 service: { $ref: "#/components/schemas/UUIDInput" }
                 mode: { type: string, enum: [notify, indicate], default: notify }
-                adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+                adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
       responses:
         "201":
           description: The subscription, stored.
@@ -1442,12 +1442,12 @@ components:
       in: path
       required: true
       description: The adapter's name, as BlueZ gives it.
-      schema: { type: string, pattern: "^hci[0-9]{1,3}$", example: hci0 }
+      schema: { type: string, pattern: "^hci[0-9]{1,4}$", example: hci0 }
     AdapterQuery:
       name: adapter
       in: query
       description: Use this adapter (default the first powered one, else the first).
-      schema: { type: string, pattern: "^hci[0-9]{1,3}$" }
+      schema: { type: string, pattern: "^hci[0-9]{1,4}$" }
     Address:
       name: address
       in: path
@@ -2009,7 +2009,7 @@ components:
         name_prefix: { type: string, maxLength: 248 }
         rssi: { type: integer, minimum: -127, maximum: 20 }
         manufacturer: { type: integer, minimum: 0, maximum: 65535 }
-        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         address: { $ref: "#/components/schemas/AddressInput" }
         address_prefix: { $ref: "#/components/schemas/AddressPrefix" }
         service_data:
@@ -2282,7 +2282,7 @@ components:
       required: [services]
       additionalProperties: false
       properties:
-        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         services:
           type: array
           minItems: 1
@@ -2406,7 +2406,7 @@ components:
               manufacturer_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
               service_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
       properties:
-        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         type: { type: string, enum: [peripheral, broadcast], default: peripheral }
         local_name: { type: string }
         service_uuids: { type: array, items: { $ref: "#/components/schemas/UUIDInput" } }

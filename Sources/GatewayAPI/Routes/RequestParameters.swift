@@ -29,12 +29,12 @@ extension Request {
         return name
     }
 
+    /// A 400 naming `parameter` unless `name` follows `AdapterName`'s rule.
     static func checkAdapterName(_ name: String, parameter: String) throws(Problem) {
-        let digits = name.dropFirst(3)
-        guard name.hasPrefix("hci"), (1...3).contains(digits.count), digits.allSatisfy(\.isASCII),
-            digits.allSatisfy(\.isNumber)
-        else {
-            throw Problem.invalidParameter(parameter, "'\(name)' is not an adapter name (hci0, hci1, ...)")
+        do {
+            try AdapterName.validate(name)
+        } catch {
+            throw Problem.invalidParameter(parameter, error.message)
         }
     }
 
