@@ -2008,7 +2008,12 @@ components:
         name: { type: string, maxLength: 248 }
         name_prefix: { type: string, maxLength: 248 }
         rssi: { type: integer, minimum: -127, maximum: 20 }
-        manufacturer: { type: integer, minimum: 0, maximum: 65535 }
+        manufacturer:
+          description: A company id, as a number or as the query takes it (decimal or 0x-hex).
+          oneOf:
+            - { type: integer, minimum: 0, maximum: 65535 }
+            - { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
+        duplicates: { type: boolean, default: false, description: Accepted for symmetry with the stream; a scan's result lists each device once. }
         adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         address: { $ref: "#/components/schemas/AddressInput" }
         address_prefix: { $ref: "#/components/schemas/AddressPrefix" }

@@ -138,15 +138,6 @@ extension Request {
         return accept.contains("application/octet-stream") && !accept.contains("application/json")
     }
 
-    /// The company id of `?manufacturer=` (decimal or 0x-hex).
-    func companyID(_ name: String) throws(Problem) -> UInt16? {
-        guard let text = query[name] else { return nil }
-        let value = text.lowercased().hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
-        guard let value else {
-            throw Problem.invalidParameter(name, "'\(text)' is not a company id (76 or 0x004c)")
-        }
-        return value
-    }
 
     /// `Last-Event-ID` (header) or `?last_event_id=`.
     func lastEventID() throws(Problem) -> UInt64? {
