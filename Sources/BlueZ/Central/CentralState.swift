@@ -111,8 +111,7 @@ struct SessionRecord {
     /// Whether `device` was last heard longer than `timeout` ago.
     func isSilent(_ device: Device, timeout: Duration, now: Date = Date()) -> Bool {
         let heard = max(device.lastSeen ?? started, started)
-        return now.timeIntervalSince(heard) > Double(timeout.components.seconds)
-            + Double(timeout.components.attoseconds) / 1e18
+        return now.timeIntervalSince(heard) > timeout.secondsValue
     }
 
     /// Reports `.silent` every reported device of `tree` not heard within

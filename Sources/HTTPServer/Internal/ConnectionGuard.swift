@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CMicroHTTPD
 import Glibc
 import Synchronization
