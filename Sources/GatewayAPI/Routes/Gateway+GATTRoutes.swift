@@ -56,26 +56,20 @@ extension Gateway {
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let encoding = try request.encoding()
             let lifetime = try request.streamLifetime()
-            let found = try central.characteristic(selector, of: address, adapter: adapter)
-            // Subscribe to exactly the characteristic the channel is keyed on.
-            let target = found.handle.map(AttributeSelector.handle) ?? selector
-            let hub = notifications
-            let writer = try await hub.open(
-                path: found.path, encoding: encoding, log: log,
-                subscribe: { [central] () async throws(BlueZError) in
-                    try await central.subscribe(to: target, of: address, adapter: adapter)
-                },
-                makeWriter: { [log] key in
-                    streams.makeWriter(
-                        .notifications, streamConfiguration, lifetime: lifetime,
-                        lastEvent: { ending in
-                            switch ending {
-                            case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
-                            case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
-                            }
-                        }
-                    ) { _ in hub.close(path: found.path, key: key) }
-                })
+            // A failure (not connected, cannot notify, ...) is this request's
+            // problem: the stream opens only once the subscription is in place.
+            let subscription = try await central.subscribe(to: selector, of: address, adapter: adapter)
+            let feeder = StreamTask()
+            let writer = streams.makeWriter(
+                .notifications, streamConfiguration, lifetime: lifetime,
+                lastEvent: { [log] ending in
+                    switch ending {
+                    case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
+                    case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
+                    }
+                }
+            ) { _ in feeder.cancel() }
+            feeder.start { [log] in await NotificationHub.feed(writer, from: subscription, encoding: encoding, log: log) }
             return .eventStream(writer)
         }
         router.get(descriptor + "/value") { [self] request in
