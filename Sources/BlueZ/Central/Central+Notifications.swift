@@ -39,7 +39,7 @@ extension Central {
             state.subscriptions[target.path]?.subscribers[id] = continuation
             return id
         }
-        // Off the terminating thread: see `Central.events`.
+        // Off the terminating thread: see `Broadcast` (AsyncPrimitives).
         continuation.onTermination = { [weak self] _ in Task { self?.unsubscribe(id, from: target.path) } }
         do {
             try await inLane(Self.notifyClaims(target.path, of: devicePath), deadline: deadline) { () async throws in
@@ -53,7 +53,9 @@ extension Central {
             continuation.finish()
             throw error
         }
-        return NotificationSubscription(characteristic: target, device: address, adapter: adapterName(of: devicePath), stream: stream)
+        let characteristic = state.withLock { $0.tree.snapshot(of: target) }
+        return NotificationSubscription(
+            characteristic: characteristic, device: address, adapter: adapterName(of: devicePath), stream: stream)
     }
 
     private func adapterName(of devicePath: ObjectPath) -> String {

@@ -2,7 +2,8 @@ import DBus
 
 /// A mirror of the objects bluetoothd exports under `/org/bluez`: adapters,
 /// devices, and the GATT services, characteristics and descriptors of
-/// connected devices, as typed snapshots keyed by object path.
+/// connected devices, as typed records keyed by object path (GATT objects
+/// as internal records, `GATTRecords.swift`; callers get snapshots).
 ///
 /// The tree changes only through `apply(_:)` (the reducer), fed the
 /// signals of bluetoothd in order, after a `GetManagedObjects` snapshot
@@ -10,9 +11,9 @@ import DBus
 public struct ObjectTree: Sendable, Hashable {
     public internal(set) var adapters: [ObjectPath: Adapter] = [:]
     public internal(set) var devices: [ObjectPath: Device] = [:]
-    public internal(set) var services: [ObjectPath: GATTService] = [:]
-    public internal(set) var characteristics: [ObjectPath: GATTCharacteristic] = [:]
-    public internal(set) var descriptors: [ObjectPath: GATTDescriptor] = [:]
+    var services: [ObjectPath: MirroredService] = [:]
+    var characteristics: [ObjectPath: MirroredCharacteristic] = [:]
+    var descriptors: [ObjectPath: MirroredDescriptor] = [:]
 
     public init() {}
 

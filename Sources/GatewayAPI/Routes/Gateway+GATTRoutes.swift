@@ -1,5 +1,4 @@
 import BlueZ
-import DBus
 import HTTPServer
 
 extension Gateway {
@@ -18,15 +17,16 @@ extension Gateway {
                     .notConnected, status: .conflict,
                     detail: "\(address) is not connected; connect first (POST /v1/devices/\(address)/connect)")
             }
-            // Includes are named from the whole database, whatever the filter.
-            let database = uuids.isEmpty ? services : (try? central.services(of: address, adapter: adapter)) ?? services
-            return .json(.array(services.map { ModelJSON.service($0, in: database) }))
+            return .json(.array(services.map(ModelJSON.service)))
         }
         router.get(characteristic) { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let found = try central.characteristic(selector, of: address, adapter: adapter)
-            return .json(ModelJSON.characteristic(found, service: try serviceUUID(of: found, address, adapter)))
+            guard let service = found.serviceUUID else {
+                throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
+            }
+            return .json(ModelJSON.characteristic(found, service: service))
         }
         router.get(characteristic + "/value") { [self] request in
             let (address, adapter) = try deviceTarget(request)
@@ -94,17 +94,6 @@ extension Gateway {
                 timeout: timeout)
             return Response(status: .noContent)
         }
-    }
-
-    /// The UUID of the service holding `characteristic`.
-    private func serviceUUID(of characteristic: GATTCharacteristic, _ address: BluetoothAddress, _ adapter: String?)
-        throws -> BluetoothUUID
-    {
-        let services = try central.services(of: address, adapter: adapter)
-        guard let service = services.first(where: { $0.path == characteristic.servicePath }) else {
-            throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
-        }
-        return service.uuid
     }
 }
 
