@@ -17,6 +17,8 @@ public final class Broadcast<Element: Sendable>: Sendable {
     }
 
     private let state = Mutex(State())
+    /// The number of sinks, readable without the lock (changed under it).
+    private let sinkCount = Atomic(0)
 
     public init() {}
 
@@ -30,6 +32,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
             guard !state.finished else { return nil }
             state.nextID += 1
             state.sinks[state.nextID] = continuation
+            sinkCount.store(state.sinks.count, ordering: .relaxed)
             return state.nextID
         }
         guard let id else {
@@ -37,9 +40,16 @@ public final class Broadcast<Element: Sendable>: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            Task { _ = self?.state.withLock { $0.sinks.removeValue(forKey: id) } }
+            Task { self?.remove(id) }
         }
         return stream
+    }
+
+    private func remove(_ id: UInt64) {
+        state.withLock { state in
+            state.sinks[id] = nil
+            sinkCount.store(state.sinks.count, ordering: .relaxed)
+        }
     }
 
     /// Gives `value` to every subscriber.
@@ -53,12 +63,14 @@ public final class Broadcast<Element: Sendable>: Sendable {
     public func finish() {
         let sinks = state.withLock { state in
             state.finished = true
+            sinkCount.store(0, ordering: .relaxed)
             defer { state.sinks = [:] }
             return Array(state.sinks.values)
         }
         for sink in sinks { sink.finish() }
     }
 
-    /// How many streams are open.
-    public var subscriberCount: Int { state.withLock { $0.sinks.count } }
+    /// How many streams are open; a hint without the lock (a stream may be
+    /// opening or closing meanwhile), for skipping work nobody would see.
+    public var subscriberCount: Int { sinkCount.load(ordering: .relaxed) }
 }
