@@ -6,7 +6,7 @@ import DBus
 extension ObjectTree {
     /// The services of a device, by handle, with characteristics and
     /// descriptors filled in.
-    public func gattServices(of devicePath: ObjectPath, serviceUUIDs: [BluetoothUUID] = []) -> [GATTService] {
+    func gattServices(of devicePath: ObjectPath, serviceUUIDs: [BluetoothUUID] = []) -> [GATTService] {
         var chosen: [ObjectPath: MirroredService] = [:]
         for service in services.values where service.devicePath == devicePath {
             if serviceUUIDs.isEmpty || serviceUUIDs.contains(service.uuid) { chosen[service.path] = service }
