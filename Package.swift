@@ -37,7 +37,8 @@ let package = Package(
         ),
         // Waiting without losing a wake-up or a cancellation: the waiter
         // queue and what is built on it (semaphore, lanes, promises, single
-        // flight), below DBus so that every layer can use them.
+        // flight), and durations in the units C APIs and logs count; below
+        // every other module so that every layer can use them.
         .target(
             name: "AsyncPrimitives", dependencies: [.product(name: "DequeModule", package: "swift-collections")]
         ),
@@ -58,12 +59,12 @@ let package = Package(
         // MQTT knows nothing of Bluetooth or HTTP.
         .target(
             name: "MQTT",
-            dependencies: ["CMosquitto", .product(name: "DequeModule", package: "swift-collections")]
+            dependencies: ["CMosquitto", "AsyncPrimitives", .product(name: "DequeModule", package: "swift-collections")]
         ),
         .target(
             name: "HTTPServer",
             dependencies: [
-                "CMicroHTTPD",
+                "CMicroHTTPD", "AsyncPrimitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -77,7 +78,7 @@ let package = Package(
         // SQLite: knows nothing of HTTP, D-Bus or Bluetooth.
         .target(
             name: "PersistedState",
-            dependencies: ["CSQLite", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CSQLite", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
         ),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
@@ -93,7 +94,7 @@ let package = Package(
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "HTTPServer", "BlueZ", "PersistedState",
+                "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),

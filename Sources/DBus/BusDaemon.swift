@@ -19,6 +19,27 @@ public final class BusDaemon: Sendable {
     /// closed only once, as it may be reused by anything afterwards.
     private let stopped = Atomic(false)
 
+    /// A private bus's configuration file: anyone may own any name, send
+    /// anything and eavesdrop; `limits` are dbus-daemon `<limit>`s by name.
+    public static func configuration(listen address: String, limits: [String: Int] = [:]) -> String {
+        let limitLines = limits.sorted { $0.key < $1.key }.map { "  <limit name=\"\($0.key)\">\($0.value)</limit>\n" }
+        return """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>\(address)</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+              </policy>
+
+            """ + limitLines.joined() + "</busconfig>\n"
+    }
+
     /// Starts a daemon and waits until it accepts connections.
     ///
     /// - Parameter maxRepliesPerConnection: the limit on pending replies per
@@ -29,24 +50,9 @@ public final class BusDaemon: Sendable {
             throw DBusError(.failed, "mkdtemp failed: errno \(errno)")
         }
         directory = String(cString: created)
-        let configuration = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:path=\(directory)/bus</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow user="*"/>
-                <allow own="*"/>
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-              </policy>
-              <limit name="max_replies_per_connection">\(maxRepliesPerConnection)</limit>
-              <limit name="reply_timeout">300000</limit>
-            </busconfig>
-
-            """
+        let configuration = Self.configuration(
+            listen: "unix:path=\(directory)/bus",
+            limits: ["max_replies_per_connection": maxRepliesPerConnection, "reply_timeout": 300000])
         try Self.write(configuration, to: directory + "/bus.conf")
 
         let script = """

@@ -18,7 +18,6 @@ public final class Gateway: Sendable {
     /// The gateway-wide event sequence and replay buffer.
     let log: EventLog
     let streams = OpenStreams()
-    let notifications: NotificationHub
     let pairingRequests: PairingRequests
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
@@ -48,7 +47,6 @@ public final class Gateway: Sendable {
         self.store = store
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
-        self.notifications = NotificationHub()
         self.activityGauges = ActivityGauges()
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)

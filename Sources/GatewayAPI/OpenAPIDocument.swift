@@ -984,7 +984,7 @@ paths:
                 characteristic: { $ref: "#/components/schemas/AttributeName" }
                 service: { $ref: "#/components/schemas/UUIDInput" }
                 mode: { type: string, enum: [notify, indicate], default: notify }
-                adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+                adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
       responses:
         "201":
           description: The subscription, stored.
@@ -1456,12 +1456,12 @@ components:
       in: path
       required: true
       description: The adapter's name, as BlueZ gives it.
-      schema: { type: string, pattern: "^hci[0-9]{1,3}$", example: hci0 }
+      schema: { type: string, pattern: "^hci[0-9]{1,4}$", example: hci0 }
     AdapterQuery:
       name: adapter
       in: query
       description: Use this adapter (default the first powered one, else the first).
-      schema: { type: string, pattern: "^hci[0-9]{1,3}$" }
+      schema: { type: string, pattern: "^hci[0-9]{1,4}$" }
     Address:
       name: address
       in: path
@@ -2022,8 +2022,13 @@ components:
         name: { type: string, maxLength: 248 }
         name_prefix: { type: string, maxLength: 248 }
         rssi: { type: integer, minimum: -127, maximum: 20 }
-        manufacturer: { type: integer, minimum: 0, maximum: 65535 }
-        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        manufacturer:
+          description: A company id, as a number or as the query takes it (decimal or 0x-hex).
+          oneOf:
+            - { type: integer, minimum: 0, maximum: 65535 }
+            - { type: string, pattern: "^(0[xX][0-9a-fA-F]{1,4}|6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})$" }
+        duplicates: { type: boolean, default: false, description: Accepted for symmetry with the stream; a scan's result lists each device once. }
+        adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         address: { $ref: "#/components/schemas/AddressInput" }
         address_prefix: { $ref: "#/components/schemas/AddressPrefix" }
         service_data:
@@ -2296,7 +2301,7 @@ components:
       required: [services]
       additionalProperties: false
       properties:
-        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         services:
           type: array
           minItems: 1
@@ -2420,7 +2425,7 @@ components:
               manufacturer_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
               service_data: { additionalProperties: { $ref: "#/components/schemas/Base64Bytes" } }
       properties:
-        adapter: { type: string, pattern: "^hci[0-9]{1,3}$" }
+        adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
         type: { type: string, enum: [peripheral, broadcast], default: peripheral }
         local_name: { type: string }
         service_uuids: { type: array, items: { $ref: "#/components/schemas/UUIDInput" } }

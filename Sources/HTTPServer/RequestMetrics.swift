@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Metrics
 import Synchronization
 
@@ -68,7 +69,7 @@ public struct RequestMetrics: Middleware {
         let method = Self.standardMethods.contains(request.method) ? request.method.rawValue : "other"
         instruments.counter(Key(method: method, route: route, status: response.status.code)).increment()
         instruments.timer(Key(method: method, route: route, status: 0)).recordNanoseconds(
-            elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000)
+            Int64(elapsed.nanoseconds))
         return response
     }
 }

@@ -38,14 +38,4 @@ public struct Outbox<Element>: Sendable where Element: Sendable {
 
     /// Removes and returns the oldest element.
     public mutating func popFirst() -> Element? { elements.popFirst() }
-
-    /// Puts an element back at the front (a send that failed after it was
-    /// taken out), without counting a drop unless the outbox is full.
-    mutating func pushFront(_ element: Element) {
-        if capacity > 0 && elements.count >= capacity {
-            dropped += 1
-            return
-        }
-        elements.prepend(element)
-    }
 }

@@ -48,7 +48,7 @@ struct Settings {
         }
         self.listen = listen
         adapter = command.adapter ?? environment["BLEGATEWAY_ADAPTER"]
-        if let adapter, !(adapter.hasPrefix("hci") && adapter.dropFirst(3).allSatisfy(\.isNumber) && adapter.count > 3) {
+        if let adapter, !AdapterName.isValid(adapter) {
             throw ValidationError("--adapter must be an adapter name such as hci0, not '\(adapter)'")
         }
         if let path = command.apiKeyFile {

@@ -1,4 +1,4 @@
-import BlueZ
+@testable import BlueZ
 import BlueZSimulator
 import DBus
 import Testing

@@ -1,6 +1,7 @@
 import BlueZ
 import BlueZSimulator
 import DBus
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct DiscoveryTests {

@@ -89,27 +89,6 @@ func address(_ text: String) -> BluetoothAddress {
     (try? BluetoothAddress(parsing: text)) ?? BluetoothAddress(rawValue: 0).unsafelyUnwrapped
 }
 
-/// The first element of `sequence` that satisfies `predicate`, or nil when
-/// `timeout` passes first (the iteration is then cancelled).
-func firstEvent<S: AsyncSequence & Sendable>(
-    of sequence: S, within timeout: Duration, where predicate: @escaping @Sendable (S.Element) -> Bool
-) async -> S.Element? where S.Element: Sendable {
-    await withTaskGroup(of: S.Element?.self) { group in
-        group.addTask {
-            do {
-                for try await element in sequence where predicate(element) { return element }
-            } catch {}
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
-}
 
 /// Collects what `sequence` yields for `duration`.
 func collect<S: AsyncSequence & Sendable>(_ sequence: S, for duration: Duration) async -> [S.Element]

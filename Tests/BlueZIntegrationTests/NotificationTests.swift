@@ -1,6 +1,7 @@
-import BlueZ
+@testable import BlueZ
 import BlueZSimulator
 import DBus
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct NotificationTests {

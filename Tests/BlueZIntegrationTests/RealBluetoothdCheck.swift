@@ -1,6 +1,7 @@
 import BlueZ
-import Glibc
 import DBus
+import Glibc
+import TestSupport
 import Testing
 
 /// A check of `Central` against the real bluetoothd in ../shared/bluez-vm,

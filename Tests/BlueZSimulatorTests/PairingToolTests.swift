@@ -16,17 +16,7 @@ import TestSupport
         let ctl = try ChildProcess(["bluetoothctl"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": harness.bus.address])
         defer { ctl.kill() }
         func step(_ command: String?, expect text: String) async throws {
-            let mark = ctl.standardOutput.count
-            if let command { ctl.write(command + "\n") }
-            let deadline = ContinuousClock.now + .seconds(15)
-            var recent = ""
-            repeat {
-                recent = String(ctl.standardOutput.dropFirst(mark))
-                if recent.contains(text) { break }
-                try await Task.sleep(for: .milliseconds(20))
-            } while ContinuousClock.now < deadline
-            #expect(recent.contains(text), "after '\(command ?? "start")': no '\(text)' in:\n\(recent)")
-            guard recent.contains(text) else { throw WaitTimeout("bluetoothctl output") }
+            try await ctl.step(command, expect: [text])
         }
         try await step(nil, expect: "Agent registered")
         try await step("agent off", expect: "Agent unregistered")

@@ -18,21 +18,8 @@ import TestSupport
         defer { Task { await harness.close() } }
         let ctl = try ChildProcess(["bluetoothctl"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": harness.bus.address])
         defer { ctl.kill() }
-        func step(_ command: String?, expect texts: [String], after: String? = nil) async throws {
-            let mark = ctl.standardOutput.count
-            if let command { ctl.write(command + "\n") }
-            // Each text must appear in what bluetoothctl printed after the command.
-            for text in texts {
-                let deadline = ContinuousClock.now + .seconds(15)
-                var recent = ""
-                repeat {
-                    recent = String(ctl.standardOutput.dropFirst(mark))
-                    if recent.contains(text) { break }
-                    try await Task.sleep(for: .milliseconds(20))
-                } while ContinuousClock.now < deadline
-                #expect(recent.contains(text), "after '\(command ?? "start")': no '\(text)' in:\n\(recent)")
-                guard recent.contains(text) else { throw WaitTimeout("bluetoothctl output") }
-            }
+        func step(_ command: String?, expect texts: [String]) async throws {
+            try await ctl.step(command, expect: texts)
         }
         try await step(nil, expect: ["Agent registered"])
         try await step("list", expect: ["Controller 00:1A:7D:DA:71:13 blegateway [default]"])

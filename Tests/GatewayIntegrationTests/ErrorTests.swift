@@ -77,6 +77,9 @@ import Testing
 
         expectProblem(try await gateway.get("/v1/devices/00:11:22:33:44:55"), 404, "not-found")
         expectProblem(try await gateway.get("/v1/adapters/hci7"), 404, "not-found")
+        // Any index the kernel can give is a name, known or not.
+        expectProblem(try await gateway.get("/v1/adapters/hci1234"), 404, "not-found")
+        expectProblem(try await gateway.get("/v1/adapters/hci12345"), 400, "invalid-request")
         // An adapter named in the query of a scan for a duration is that
         // adapter, not the default one.
         expectProblem(

@@ -72,18 +72,5 @@ public func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 public func firstState(
     of client: Client, within timeout: Duration = .seconds(30), where condition: @escaping @Sendable (ConnectionState) -> Bool
 ) async -> ConnectionState? {
-    let states = client.connectionStates()
-    return await withTaskGroup(of: ConnectionState?.self) { group in
-        group.addTask {
-            for await state in states where condition(state) { return state }
-            return nil
-        }
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
+    await firstEvent(of: client.connectionStates(), within: timeout, where: condition)
 }

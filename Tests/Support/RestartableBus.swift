@@ -1,3 +1,4 @@
+import DBus
 import Glibc
 import Synchronization
 
@@ -18,22 +19,7 @@ public final class RestartableBus: Sendable {
         }
         directory = String(cString: created)
         address = "unix:path=\(directory)/bus"
-        let configuration = """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>\(address)</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow user="*"/>
-                <allow own="*"/>
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-              </policy>
-            </busconfig>
-
-            """
+        let configuration = BusDaemon.configuration(listen: address)
         let fd = open(directory + "/bus.conf", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw ChildProcessError("cannot write bus.conf: errno \(errno)") }
         let bytes = Array(configuration.utf8)

@@ -31,7 +31,7 @@ extension Central {
             state.sessions[id] = session
             return id
         }
-        // Off the terminating thread: see `Central.events`.
+        // Off the terminating thread: see `Broadcast` (AsyncPrimitives).
         continuation.onTermination = { [weak self] _ in Task { self?.endSession(id) } }
         if let timeout = filter.presenceTimeout { watchPresence(of: id, timeout: timeout) }
         do {

@@ -10,13 +10,13 @@ import Foundation
 // streams, resolves promises, and records in `effects` what must wait until
 // the lock is released. A yield can wait for the consuming task's status
 // lock (held while that task is being cancelled), so no stream's termination
-// handler may wait for the state lock (see `Central.events`).
+// handler may wait for the state lock (see `Broadcast` in AsyncPrimitives).
 
 extension Central {
     func dispatch(
         _ changes: [TreeChange], in state: inout CentralState, effects: inout Effects, fromSnapshot: Bool = false
     ) {
-        let hasEvents = !state.eventSinks.isEmpty
+        let hasEvents = eventBroadcast.subscriberCount > 0
         for change in changes {
             switch change {
             case .characteristicValue(let path, let value):
@@ -123,7 +123,7 @@ extension Central {
     /// from the subscription's cached identity, one yield per subscriber.
     private func deliver(_ value: [UInt8], of path: ObjectPath, in state: CentralState) {
         let record = state.subscriptions[path]
-        guard record != nil || !state.eventSinks.isEmpty else { return }
+        guard record != nil || eventBroadcast.subscriberCount > 0 else { return }
         let item: CharacteristicValue
         if let record {
             item = CharacteristicValue(

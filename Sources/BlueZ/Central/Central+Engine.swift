@@ -117,10 +117,10 @@ extension Central {
             state.tree = ObjectTree()
             state.bluetoothdRunning = false
             state.scanning = [:]
-            for adapter in old.adapters.values where !state.eventSinks.isEmpty {
+            for adapter in old.adapters.values where eventBroadcast.subscriberCount > 0 {
                 emit(.adapterState(adapter: adapter.id, .unavailable), in: state)
             }
-            for device in old.devices.values where device.connected && !state.eventSinks.isEmpty {
+            for device in old.devices.values where device.connected && eventBroadcast.subscriberCount > 0 {
                 emit(.disconnected(device, reason: nil), in: state)
             }
             // bluetoothd forgets its notification clients when it exits (and
@@ -152,9 +152,11 @@ extension Central {
         emit(.availability(availability), in: state)
     }
 
-    /// Yields an event to every consumer of `events()`.
+    /// Yields an event to every consumer of `events()`; called under the
+    /// state lock, so consumers see events in the order of the mirror's
+    /// changes.
     func emit(_ event: CentralEvent, in state: CentralState) {
-        for sink in state.eventSinks.values { sink.yield(event) }
+        eventBroadcast.yield(event)
     }
 
     /// Does what was decided under the lock.
@@ -163,7 +165,7 @@ extension Central {
         for (continuation, error) in effects.finishSubscribers {
             if let error { continuation.finish(throwing: error) } else { continuation.finish() }
         }
-        for continuation in effects.finishEvents { continuation.finish() }
+        if effects.finishEvents { eventBroadcast.finish() }
         for adapterPath in effects.reconcile {
             Task { try? await self.reconcileDiscovery(adapterPath) }
         }

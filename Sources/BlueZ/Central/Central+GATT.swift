@@ -130,7 +130,7 @@ extension Central {
     }
 
     func resolveCharacteristic(_ selector: AttributeSelector, of address: BluetoothAddress, adapter: String?)
-        throws(BlueZError) -> (ObjectPath, GATTCharacteristic)
+        throws(BlueZError) -> (ObjectPath, MirroredCharacteristic)
     {
         // Looked up under the lock: a copy of the tree held past it would
         // make the next reducer step copy the dictionaries it changes.
@@ -145,7 +145,7 @@ extension Central {
     func resolveDescriptor(
         _ selector: AttributeSelector, of characteristic: AttributeSelector, device address: BluetoothAddress,
         adapter: String?
-    ) throws(BlueZError) -> (ObjectPath, GATTDescriptor) {
+    ) throws(BlueZError) -> (ObjectPath, MirroredDescriptor) {
         try state.withLock { state throws(BlueZError) in
             guard let device = state.tree.device(address: address, adapter: adapter) else {
                 throw BlueZError.deviceMissing(address, adapter: adapter, in: state)

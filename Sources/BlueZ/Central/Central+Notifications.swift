@@ -4,9 +4,13 @@ import DBus
 extension Central {
     /// Subscribes to a characteristic's notifications or indications.
     ///
-    /// Subscriptions are counted per characteristic across consumers:
-    /// `StartNotify` is sent for the first, `StopNotify` after the last one
-    /// ends. Values arrive from the moment this returns; the sequence ends
+    /// The one owner of a characteristic's subscription: every consumer (an
+    /// HTTP stream, a standing subscription, an MQTT subscription) gets its
+    /// own `NotificationSubscription`, a lease on one shared session per
+    /// characteristic (`SubscriptionRecord`): `StartNotify` is sent for the
+    /// first lease, `StopNotify` after the last one ends, and each
+    /// notification is delivered to every lease as the same
+    /// `CharacteristicValue` (whose `derived` values are thus made once). Values arrive from the moment this returns; the sequence ends
     /// with an error when the device disconnects (see
     /// `NotificationSubscription`). Throws `.notSupported` for a
     /// characteristic that neither notifies nor indicates.
@@ -35,7 +39,7 @@ extension Central {
             state.subscriptions[target.path]?.subscribers[id] = continuation
             return id
         }
-        // Off the terminating thread: see `Central.events`.
+        // Off the terminating thread: see `Broadcast` (AsyncPrimitives).
         continuation.onTermination = { [weak self] _ in Task { self?.unsubscribe(id, from: target.path) } }
         do {
             try await inLane(Self.notifyClaims(target.path, of: devicePath), deadline: deadline) { () async throws in
@@ -49,7 +53,9 @@ extension Central {
             continuation.finish()
             throw error
         }
-        return NotificationSubscription(characteristic: target, device: address, adapter: adapterName(of: devicePath), stream: stream)
+        let characteristic = state.withLock { $0.tree.snapshot(of: target) }
+        return NotificationSubscription(
+            characteristic: characteristic, device: address, adapter: adapterName(of: devicePath), stream: stream)
     }
 
     private func adapterName(of devicePath: ObjectPath) -> String {
@@ -72,7 +78,7 @@ extension Central {
         }
         guard let needed else { throw BlueZError(.notConnected, "the subscription ended before notifications started") }
         guard needed else { return }
-        _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
+        try await startNotify(path, deadline: deadline)
         let stillWanted = state.withLock { state -> Bool in
             guard let record = state.subscriptions[path] else { return false }
             state.subscriptions[path]?.notifying = true
@@ -83,7 +89,30 @@ extension Central {
             return true
         }
         // Every consumer left (or the device went away) meanwhile.
-        if !stillWanted { _ = try? await call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+        if !stillWanted { try? await stopNotify(path, deadline: deadline) }
+    }
+
+    /// StopNotify unless a consumer came since the last one left (in the
+    /// characteristic's notify lane).
+    private func stopNotifyIfUnwantedInLane(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
+        let stop = state.withLock { state -> Bool in
+            guard let record = state.subscriptions[path], record.subscribers.isEmpty else { return false }
+            state.subscriptions[path] = nil
+            return record.notifying
+        }
+        if stop { try await stopNotify(path, deadline: deadline) }
+    }
+
+    /// Asks bluetoothd to notify us of the characteristic at `path`
+    /// (`GattCharacteristic1.StartNotify`).
+    private func startNotify(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
+        _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
+    }
+
+    /// Tells bluetoothd we no longer want the characteristic's
+    /// notifications (`GattCharacteristic1.StopNotify`).
+    private func stopNotify(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
+        _ = try await call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline)
     }
 
     /// A consumer left: StopNotify once the last one has.
@@ -98,14 +127,9 @@ extension Central {
         guard let devicePath else { return }
         Task {
             let deadline = ContinuousClock.now + self.options.defaultTimeout
+            // Decided in the lane: a new consumer may have come meanwhile.
             try? await self.inLane(Self.notifyClaims(path, of: devicePath), deadline: deadline) { () async throws in
-                // Decided in the lane: a new consumer may have come meanwhile.
-                let stop = self.state.withLock { state -> Bool in
-                    guard let record = state.subscriptions[path], record.subscribers.isEmpty else { return false }
-                    state.subscriptions[path] = nil
-                    return record.notifying
-                }
-                if stop { _ = try await self.call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+                try await self.stopNotifyIfUnwantedInLane(path, deadline: deadline)
             }
         }
     }

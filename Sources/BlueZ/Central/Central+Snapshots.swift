@@ -98,9 +98,7 @@ extension Central {
             guard let device = state.tree.device(address: address, adapter: adapter) else {
                 throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
-            var characteristic = try state.tree.characteristic(selector, ofDevice: device.path)
-            characteristic.descriptors = state.tree.descriptors(of: characteristic.path)
-            return characteristic
+            return state.tree.snapshot(of: try state.tree.characteristic(selector, ofDevice: device.path))
         }
     }
 
@@ -115,7 +113,7 @@ extension Central {
                 throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             let owner = try state.tree.characteristic(characteristic, ofDevice: device.path)
-            return try state.tree.descriptor(selector, of: owner)
+            return GATTDescriptor(try state.tree.descriptor(selector, of: owner))
         }
     }
 }

@@ -35,6 +35,8 @@ public final class Central: Sendable {
     private let bus: Mutex<Connection>
 
     let state = Mutex(CentralState())
+    /// The streams of `events()`.
+    let eventBroadcast = Broadcast<CentralEvent>()
     /// Operations per device path, and discovery changes per adapter path.
     let lanes = OperationLanes<LaneKey>()
     /// Reads in flight, shared by the callers that ask for the same value.
@@ -173,13 +175,12 @@ public final class Central: Sendable {
                     effects.finishSubscribers.append((subscriber, BlueZError(.cancelled, "the central stopped")))
                 }
             }
-            effects.finishEvents = Array(state.eventSinks.values)
+            effects.finishEvents = true
             for waiter in state.waiters.values {
                 waiter.promise.resolve(.failure(BlueZError(.cancelled, "the central stopped")))
             }
             state.sessions = [:]
             state.subscriptions = [:]
-            state.eventSinks = [:]
             state.waiters = [:]
             state.scanning = [:]
             state.connectedByUs = []
@@ -192,27 +193,9 @@ public final class Central: Sendable {
     /// A stream of everything that happens, for as long as it is consumed.
     /// A consumer more than `bufferSize` events behind loses the oldest.
     public func events(bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: CentralEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
-        let id = state.withLock { state -> UInt64? in
-            guard !state.stopped else { return nil }
-            let id = state.makeID()
-            state.eventSinks[id] = continuation
-            return id
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        // A consumer's termination handler must not wait for the state lock.
-        // When the consumer's task is cancelled, the handler runs while the
-        // Swift runtime holds that task's status lock; the dispatcher, which
-        // yields to the same stream under the state lock, needs that status
-        // lock to wake the task: waiting here would deadlock both threads.
-        continuation.onTermination = { [weak self] _ in
-            Task { _ = self?.state.withLock { $0.eventSinks.removeValue(forKey: id) } }
-        }
-        return stream
+        // Events are yielded under the state lock; `Broadcast` removes a
+        // consumer that leaves without waiting for any lock its yields hold.
+        eventBroadcast.subscribe(bufferSize: bufferSize)
     }
 
     /// Every signal bluetoothd emits, on one rule and so in one stream:

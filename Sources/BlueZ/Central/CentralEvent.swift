@@ -41,10 +41,14 @@ public struct CharacteristicValue: Sendable, Hashable {
     public var value: [UInt8]
     /// When the central received it.
     public var timestamp: Date
+    /// Shared by every subscriber that receives this notification: what
+    /// they derive from it (an encoding) is made once. Not part of the
+    /// value's equality.
+    public let derived: DerivedValues
 
     public init(
         adapter: String, device: BluetoothAddress, service: BluetoothUUID?, characteristic: BluetoothUUID,
-        handle: UInt16?, value: [UInt8], timestamp: Date
+        handle: UInt16?, value: [UInt8], timestamp: Date, derived: DerivedValues = DerivedValues()
     ) {
         self.adapter = adapter
         self.device = device
@@ -53,5 +57,21 @@ public struct CharacteristicValue: Sendable, Hashable {
         self.handle = handle
         self.value = value
         self.timestamp = timestamp
+        self.derived = derived
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        (lhs.adapter, lhs.device, lhs.service, lhs.characteristic) == (rhs.adapter, rhs.device, rhs.service, rhs.characteristic)
+            && (lhs.handle, lhs.value, lhs.timestamp) == (rhs.handle, rhs.value, rhs.timestamp)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(adapter)
+        hasher.combine(device)
+        hasher.combine(service)
+        hasher.combine(characteristic)
+        hasher.combine(handle)
+        hasher.combine(value)
+        hasher.combine(timestamp)
     }
 }

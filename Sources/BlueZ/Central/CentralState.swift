@@ -28,7 +28,6 @@ struct CentralState {
     var stopped = false
     var nextID: UInt64 = 1
 
-    var eventSinks: [UInt64: AsyncStream<CentralEvent>.Continuation] = [:]
     var sessions: [UInt64: SessionRecord] = [:]
     /// Our discovery on each adapter (by adapter path).
     var scanning: [ObjectPath: ScanState] = [:]
@@ -111,8 +110,7 @@ struct SessionRecord {
     /// Whether `device` was last heard longer than `timeout` ago.
     func isSilent(_ device: Device, timeout: Duration, now: Date = Date()) -> Bool {
         let heard = max(device.lastSeen ?? started, started)
-        return now.timeIntervalSince(heard) > Double(timeout.components.seconds)
-            + Double(timeout.components.attoseconds) / 1e18
+        return now.timeIntervalSince(heard) > timeout.secondsValue
     }
 
     /// Reports `.silent` every reported device of `tree` not heard within
@@ -177,14 +175,15 @@ struct TreeWaiter {
 struct Effects {
     var finishSessions: [AsyncStream<DiscoveryEvent>.Continuation] = []
     var finishSubscribers: [(AsyncThrowingStream<NotificationEvent, any Error>.Continuation, BlueZError?)] = []
-    var finishEvents: [AsyncStream<CentralEvent>.Continuation] = []
+    /// End the streams of `Central.events`.
+    var finishEvents = false
     /// Adapters whose discovery must be brought in line with the sessions.
     var reconcile: Set<ObjectPath> = []
     /// Characteristics to StartNotify again after bluetoothd restarted.
     var resubscribe: [ObjectPath] = []
 
     var isEmpty: Bool {
-        finishSessions.isEmpty && finishSubscribers.isEmpty && finishEvents.isEmpty && reconcile.isEmpty
+        finishSessions.isEmpty && finishSubscribers.isEmpty && !finishEvents && reconcile.isEmpty
             && resubscribe.isEmpty
     }
 }

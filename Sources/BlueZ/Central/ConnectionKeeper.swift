@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Synchronization
 
 /// Keeps devices connected, with nobody asking: connects whenever a kept
@@ -73,14 +74,13 @@ public final class ConnectionKeeper: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
-        var sinks: [UInt64: AsyncStream<Event>.Continuation] = [:]
-        var nextSink: UInt64 = 1
         var stopped = false
     }
 
     public let central: Central
     public let policy: Policy
     private let state = Mutex(State())
+    private let broadcast = Broadcast<Event>()
 
     public init(central: Central, policy: Policy = Policy()) {
         self.central = central
@@ -91,21 +91,7 @@ public final class ConnectionKeeper: Sendable {
 
     /// The keeper's events from now on.
     public func events(bufferSize: Int = 1024) -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
-        let id = state.withLock { state -> UInt64? in
-            guard !state.stopped else { return nil }
-            defer { state.nextSink += 1 }
-            state.sinks[state.nextSink] = continuation
-            return state.nextSink
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        continuation.onTermination = { [weak self] _ in
-            Task { _ = self?.state.withLock { $0.sinks.removeValue(forKey: id) } }
-        }
-        return stream
+        broadcast.subscribe(bufferSize: bufferSize)
     }
 
     /// Starts keeping the device connected (or changes its `maxAttempts`).
@@ -164,17 +150,16 @@ public final class ConnectionKeeper: Sendable {
     /// Stops every keeping task, leaving the connections as they are (for
     /// the next start to keep), and ends the event streams.
     public func stop() {
-        let (tasks, sinks) = state.withLock { state in
+        let tasks = state.withLock { state in
             state.stopped = true
-            defer { state.sinks = [:] }
-            return (state.entries.values.compactMap(\.task), Array(state.sinks.values))
+            return state.entries.values.compactMap(\.task)
         }
         for task in tasks { task.cancel() }
-        for sink in sinks { sink.finish() }
+        broadcast.finish()
     }
 
     private func emit(_ event: Event) {
-        for sink in state.withLock({ Array($0.sinks.values) }) { sink.yield(event) }
+        broadcast.yield(event)
     }
 
     private func update(_ key: String, _ change: (inout KeptDevice) -> Void) {

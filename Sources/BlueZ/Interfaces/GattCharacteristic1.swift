@@ -4,17 +4,17 @@ import DBus
 enum GattCharacteristic1 {
     static let interface: InterfaceName = "org.bluez.GattCharacteristic1"
 
-    static func make(path: ObjectPath, properties: [String: Value]) -> GATTCharacteristic? {
+    static func make(path: ObjectPath, properties: [String: Value]) -> MirroredCharacteristic? {
         guard let uuid = properties["UUID"]?.string.flatMap(BluetoothUUID.init),
             let service = properties["Service"]?.objectPath ?? path.parent
         else { return nil }
-        var characteristic = GATTCharacteristic(path: path, servicePath: service, uuid: uuid)
+        var characteristic = MirroredCharacteristic(path: path, servicePath: service, uuid: uuid)
         characteristic.handle = handle(fromPath: path)
         apply(properties, to: &characteristic)
         return characteristic
     }
 
-    static func apply(_ changed: [String: Value], invalidated: [String] = [], to characteristic: inout GATTCharacteristic) {
+    static func apply(_ changed: [String: Value], invalidated: [String] = [], to characteristic: inout MirroredCharacteristic) {
         for (key, value) in changed {
             switch key {
             case "Value": characteristic.value = value.bytes

@@ -4,17 +4,17 @@ import DBus
 enum GattService1 {
     static let interface: InterfaceName = "org.bluez.GattService1"
 
-    static func make(path: ObjectPath, properties: [String: Value]) -> GATTService? {
+    static func make(path: ObjectPath, properties: [String: Value]) -> MirroredService? {
         guard let uuid = properties["UUID"]?.string.flatMap(BluetoothUUID.init),
             let device = properties["Device"]?.objectPath ?? path.parent
         else { return nil }
-        var service = GATTService(path: path, devicePath: device, uuid: uuid)
+        var service = MirroredService(path: path, devicePath: device, uuid: uuid)
         service.handle = handle(fromPath: path)
         apply(properties, to: &service)
         return service
     }
 
-    static func apply(_ changed: [String: Value], to service: inout GATTService) {
+    static func apply(_ changed: [String: Value], to service: inout MirroredService) {
         for (key, value) in changed {
             switch key {
             case "Primary": service.primary = value.bool ?? service.primary

@@ -5,7 +5,7 @@ public struct Adapter: Sendable, Hashable {
     /// The adapter's name, the last element of its path: `hci0`.
     public var id: String
     /// Its object path, `/org/bluez/hci0`.
-    public var path: ObjectPath
+    var path: ObjectPath
     public var address: BluetoothAddress?
     public var addressType: AddressType?
     /// The system name (`Name`) and the user-settable one (`Alias`).
@@ -21,7 +21,7 @@ public struct Adapter: Sendable, Hashable {
     public var discovering = false
     public var uuids: [BluetoothUUID] = []
 
-    public init(path: ObjectPath) {
+    init(path: ObjectPath) {
         self.path = path
         self.id = String(path.lastElement)
     }

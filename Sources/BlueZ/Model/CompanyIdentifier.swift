@@ -25,3 +25,14 @@ extension CompanyIdentifier: CustomStringConvertible {
     /// `0x004C`, the way the SIG lists identifiers.
     public var description: String { "0x" + Hex.string(UInt128(rawValue), width: 4, uppercase: true) }
 }
+
+extension CompanyIdentifier {
+    /// Parses a company identifier as people type it: decimal (`76`) or
+    /// 0x-hex in any case (`0x004c`); nil for anything else or above 65535.
+    public init?(parsing text: String) {
+        let lowered = text.lowercased()
+        let value = lowered.hasPrefix("0x") ? UInt16(lowered.dropFirst(2), radix: 16) : UInt16(lowered)
+        guard let value else { return nil }
+        self.init(rawValue: value)
+    }
+}

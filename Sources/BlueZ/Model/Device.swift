@@ -10,7 +10,7 @@ import Foundation
 /// it advertises and the state of its connection.
 public struct Device: Sendable, Hashable {
     /// Its object path, `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF`.
-    public var path: ObjectPath
+    var path: ObjectPath
     /// The adapter it was seen on (`hci0`).
     public var adapter: String
     public var address: BluetoothAddress
@@ -47,7 +47,7 @@ public struct Device: Sendable, Hashable {
     /// its filter asks for smoothing (`DiscoveryFilter.rssiSmoothing`).
     public var smoothedRSSI: Double?
 
-    public init(path: ObjectPath, adapter: String, address: BluetoothAddress) {
+    init(path: ObjectPath, adapter: String, address: BluetoothAddress) {
         self.path = path
         self.adapter = adapter
         self.address = address

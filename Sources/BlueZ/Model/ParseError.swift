@@ -1,5 +1,5 @@
-/// A string that is not a valid Bluetooth value: an address, a UUID or a
-/// BlueZ object path element.
+/// A string that is not a valid Bluetooth value: an address, a UUID, an
+/// adapter name or a BlueZ object path element.
 ///
 /// The code says which kind of value was expected, so the HTTP layer can map
 /// it (to a 400) without reading the message; the message is for people and
@@ -20,6 +20,8 @@ public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidUUID = Code(rawValue: "invalid-uuid")
         /// Not a BlueZ device path element `dev_AA_BB_CC_DD_EE_FF`.
         public static let invalidObjectPathElement = Code(rawValue: "invalid-object-path-element")
+        /// Not an adapter name `hci0` ... `hci9999`.
+        public static let invalidAdapterName = Code(rawValue: "invalid-adapter-name")
     }
 
     /// What kind of value was expected.

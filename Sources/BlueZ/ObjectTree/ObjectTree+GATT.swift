@@ -6,34 +6,43 @@ import DBus
 extension ObjectTree {
     /// The services of a device, by handle, with characteristics and
     /// descriptors filled in.
-    public func gattServices(of devicePath: ObjectPath, serviceUUIDs: [BluetoothUUID] = []) -> [GATTService] {
-        var result: [ObjectPath: GATTService] = [:]
+    func gattServices(of devicePath: ObjectPath, serviceUUIDs: [BluetoothUUID] = []) -> [GATTService] {
+        var chosen: [ObjectPath: MirroredService] = [:]
         for service in services.values where service.devicePath == devicePath {
-            if serviceUUIDs.isEmpty || serviceUUIDs.contains(service.uuid) { result[service.path] = service }
+            if serviceUUIDs.isEmpty || serviceUUIDs.contains(service.uuid) { chosen[service.path] = service }
         }
-        guard !result.isEmpty else { return [] }
+        guard !chosen.isEmpty else { return [] }
         var byService: [ObjectPath: [GATTCharacteristic]] = [:]
-        for characteristic in characteristics.values where result[characteristic.servicePath] != nil {
-            var item = characteristic
-            item.descriptors = descriptors(of: characteristic.path)
-            byService[characteristic.servicePath, default: []].append(item)
+        for characteristic in characteristics.values where chosen[characteristic.servicePath] != nil {
+            byService[characteristic.servicePath, default: []].append(snapshot(of: characteristic))
         }
-        return result.values.map { service in
-            var service = service
-            service.characteristics = (byService[service.path] ?? []).sorted(by: Self.attributeOrder)
-            return service
+        return chosen.values.map { service in
+            let included = service.includes.compactMap { path in
+                services[path].map { IncludedService(uuid: $0.uuid, handle: $0.handle) }
+            }
+            return GATTService(
+                service, includedServices: included,
+                characteristics: (byService[service.path] ?? []).sorted(by: Self.attributeOrder))
         }
         .sorted(by: Self.attributeOrder)
     }
 
+    /// A characteristic with its service's UUID and its descriptors.
+    func snapshot(of characteristic: MirroredCharacteristic) -> GATTCharacteristic {
+        GATTCharacteristic(
+            characteristic, serviceUUID: services[characteristic.servicePath]?.uuid,
+            descriptors: descriptors(of: characteristic.path))
+    }
+
     /// The descriptors of a characteristic, by handle.
-    public func descriptors(of characteristicPath: ObjectPath) -> [GATTDescriptor] {
-        descriptors.values.filter { $0.characteristicPath == characteristicPath }.sorted(by: Self.attributeOrder)
+    func descriptors(of characteristicPath: ObjectPath) -> [GATTDescriptor] {
+        descriptors.values.filter { $0.characteristicPath == characteristicPath }.map(GATTDescriptor.init)
+            .sorted(by: Self.attributeOrder)
     }
 
     /// The characteristic of a device a selector names.
-    public func characteristic(_ selector: AttributeSelector, ofDevice devicePath: ObjectPath) throws(BlueZError)
-        -> GATTCharacteristic
+    func characteristic(_ selector: AttributeSelector, ofDevice devicePath: ObjectPath) throws(BlueZError)
+        -> MirroredCharacteristic
     {
         let candidates = characteristics.values.filter { characteristic in
             guard let service = services[characteristic.servicePath], service.devicePath == devicePath else {
@@ -67,15 +76,17 @@ extension ObjectTree {
 
     /// The descriptor of a characteristic a selector names (by UUID among
     /// its descriptors, or by handle).
-    public func descriptor(_ selector: AttributeSelector, of characteristic: GATTCharacteristic) throws(BlueZError)
-        -> GATTDescriptor
+    func descriptor(_ selector: AttributeSelector, of characteristic: MirroredCharacteristic) throws(BlueZError)
+        -> MirroredDescriptor
     {
-        let candidates = descriptors(of: characteristic.path).filter { descriptor in
+        let candidates = descriptors.values.filter { descriptor in
+            guard descriptor.characteristicPath == characteristic.path else { return false }
             switch selector {
-            case .handle(let handle): descriptor.handle == handle
-            case .uuid(let uuid, _): descriptor.uuid == uuid
+            case .handle(let handle): return descriptor.handle == handle
+            case .uuid(let uuid, _): return descriptor.uuid == uuid
             }
         }
+        .sorted(by: Self.attributeOrder)
         guard let first = candidates.first else { throw BlueZError(.notFound, "no descriptor \(selector)") }
         guard candidates.count == 1 else {
             let service = services[characteristic.servicePath]
@@ -97,7 +108,7 @@ extension ObjectTree {
 }
 
 /// What the GATT snapshot types share, for sorting.
-public protocol GATTAttribute {
+protocol GATTAttribute {
     var path: ObjectPath { get }
     var handle: UInt16? { get }
 }
@@ -105,3 +116,6 @@ public protocol GATTAttribute {
 extension GATTService: GATTAttribute {}
 extension GATTCharacteristic: GATTAttribute {}
 extension GATTDescriptor: GATTAttribute {}
+extension MirroredService: GATTAttribute {}
+extension MirroredCharacteristic: GATTAttribute {}
+extension MirroredDescriptor: GATTAttribute {}

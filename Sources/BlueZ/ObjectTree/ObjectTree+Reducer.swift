@@ -8,7 +8,7 @@ extension ObjectTree {
     /// Total: an object or property it does not know is ignored, a removal
     /// of something absent changes nothing, so replaying a signal that a
     /// `GetManagedObjects` snapshot already contains is harmless.
-    public mutating func apply(_ signal: TreeSignal) -> [TreeChange] {
+    mutating func apply(_ signal: TreeSignal) -> [TreeChange] {
         switch signal {
         case .interfacesAdded(let path, let interfaces):
             return addInterfaces(interfaces, at: path)

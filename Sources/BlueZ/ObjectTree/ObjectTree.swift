@@ -2,22 +2,23 @@ import DBus
 
 /// A mirror of the objects bluetoothd exports under `/org/bluez`: adapters,
 /// devices, and the GATT services, characteristics and descriptors of
-/// connected devices, as typed snapshots keyed by object path.
+/// connected devices, as typed records keyed by object path (GATT objects
+/// as internal records, `GATTRecords.swift`; callers get snapshots).
 ///
 /// The tree changes only through `apply(_:)` (the reducer), fed the
 /// signals of bluetoothd in order, after a `GetManagedObjects` snapshot
 /// (`init(managedObjects:)`). It is a value: copies are independent.
-public struct ObjectTree: Sendable, Hashable {
-    public internal(set) var adapters: [ObjectPath: Adapter] = [:]
-    public internal(set) var devices: [ObjectPath: Device] = [:]
-    public internal(set) var services: [ObjectPath: GATTService] = [:]
-    public internal(set) var characteristics: [ObjectPath: GATTCharacteristic] = [:]
-    public internal(set) var descriptors: [ObjectPath: GATTDescriptor] = [:]
+struct ObjectTree: Sendable, Hashable {
+    var adapters: [ObjectPath: Adapter] = [:]
+    var devices: [ObjectPath: Device] = [:]
+    var services: [ObjectPath: MirroredService] = [:]
+    var characteristics: [ObjectPath: MirroredCharacteristic] = [:]
+    var descriptors: [ObjectPath: MirroredDescriptor] = [:]
 
-    public init() {}
+    init() {}
 
     /// The tree of a `GetManagedObjects` reply (`a{oa{sa{sv}}}`).
-    public init(managedObjects: Value) {
+    init(managedObjects: Value) {
         // Parents first (shorter paths), so that each object finds its
         // parent in place whatever order the reply lists them in.
         let objects = ObjectManager.objects(managedObjects).sorted { $0.0.rawValue.count < $1.0.rawValue.count }
@@ -28,20 +29,20 @@ public struct ObjectTree: Sendable, Hashable {
 
     /// The reducer as a pure function: the tree after `signal`, and what
     /// changed.
-    public func applying(_ signal: TreeSignal) -> (ObjectTree, [TreeChange]) {
+    func applying(_ signal: TreeSignal) -> (ObjectTree, [TreeChange]) {
         var tree = self
         let changes = tree.apply(signal)
         return (tree, changes)
     }
 
     /// The adapter called `id` (`hci0`).
-    public func adapter(id: String) -> Adapter? {
+    func adapter(id: String) -> Adapter? {
         adapters.values.first { $0.id == id }
     }
 
     /// The device with `address`, on `adapter` if given. With no adapter
     /// named, the device on the first adapter by name wins.
-    public func device(address: BluetoothAddress, adapter: String? = nil) -> Device? {
+    func device(address: BluetoothAddress, adapter: String? = nil) -> Device? {
         var found: Device?
         for device in devices.values where device.address == address && (adapter == nil || device.adapter == adapter) {
             if found == nil || device.adapter < found?.adapter ?? "" { found = device }
@@ -51,7 +52,7 @@ public struct ObjectTree: Sendable, Hashable {
 
     /// The path of the device an object belongs to (the object itself if
     /// it is a device).
-    public func devicePath(of path: ObjectPath) -> ObjectPath? {
+    func devicePath(of path: ObjectPath) -> ObjectPath? {
         if devices[path] != nil { return path }
         if let characteristic = characteristics[path] { return services[characteristic.servicePath]?.devicePath }
         if let descriptor = descriptors[path] {

@@ -4,7 +4,7 @@ import DBus
 ///
 /// Changes name objects by path; the consumer reads the objects' new state
 /// from the tree when it needs it, so a step allocates no snapshots.
-public enum TreeChange: Sendable, Hashable {
+enum TreeChange: Sendable, Hashable {
     case adapterAdded(ObjectPath)
     /// Properties of an adapter changed (their names).
     case adapterChanged(ObjectPath, [String])

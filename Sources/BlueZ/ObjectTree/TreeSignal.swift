@@ -2,7 +2,7 @@ import DBus
 
 /// One input of the object-tree reducer: a signal from bluetoothd, decoded,
 /// or a fact learned from a call's reply.
-public enum TreeSignal: Sendable, Hashable {
+enum TreeSignal: Sendable, Hashable {
     /// `ObjectManager.InterfacesAdded(o path, a{sa{sv}} interfaces)`.
     case interfacesAdded(ObjectPath, [InterfaceName: [String: Value]])
     /// `ObjectManager.InterfacesRemoved(o path, as interfaces)`.
@@ -18,7 +18,7 @@ public enum TreeSignal: Sendable, Hashable {
 
     /// Decodes a signal message from bluetoothd; nil for signals the mirror
     /// does not follow or bodies of the wrong shape.
-    public init?(_ message: Message) {
+    init?(_ message: Message) {
         guard message.kind == .signal, let path = message.path, let member = message.member else { return nil }
         let body = message.body
         switch (message.interface, member.rawValue) {

@@ -112,8 +112,7 @@ extension Peripheral {
     {
         let promise = Promise<RequestAnswer, BlueZError>()
         let deadline = ContinuousClock.now + options.requestTimeout
-        let milliseconds = Int(options.requestTimeout.components.seconds * 1000)
-            + Int(options.requestTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = options.requestTimeout.milliseconds
         let request = state.withLock { state -> DelegatedRequest in
             state.nextRequest += 1
             let request = DelegatedRequest(

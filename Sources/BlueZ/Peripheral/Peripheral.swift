@@ -39,6 +39,8 @@ public final class Peripheral: Sendable {
     }
 
     let state = Mutex(PeripheralState())
+    /// The streams of `events()`.
+    private let broadcast = Broadcast<PeripheralEvent>()
     private let follower = Mutex<Task<Void, Never>?>(nil)
 
     public init(central: Central, options: Options = Options()) {
@@ -77,41 +79,22 @@ public final class Peripheral: Sendable {
         var unregistered = (applications: 0, advertisements: 0)
         for id in applications where (try? await removeApplication(id)) == true { unregistered.applications += 1 }
         for id in advertisements where (try? await stopAdvertising(id)) == true { unregistered.advertisements += 1 }
-        let (sinks, pending) = state.withLock { state in
-            defer {
-                state.sinks = [:]
-                state.pending = [:]
-            }
-            return (Array(state.sinks.values), Array(state.pending.values))
+        let pending = state.withLock { state in
+            defer { state.pending = [:] }
+            return Array(state.pending.values)
         }
         for request in pending { request.promise.resolve(.success(.attError(PeripheralState.unlikelyError))) }
-        for sink in sinks { sink.finish() }
+        broadcast.finish()
         return unregistered
     }
 
     /// A stream of what centrals do, for as long as it is consumed.
     public func events(bufferSize: Int = 1024) -> AsyncStream<PeripheralEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: PeripheralEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
-        let id = state.withLock { state -> UInt64? in
-            guard !state.stopped else { return nil }
-            state.nextSink += 1
-            state.sinks[state.nextSink] = continuation
-            return state.nextSink
-        }
-        guard let id else {
-            continuation.finish()
-            return stream
-        }
-        // As in Central.events: the handler must not wait for the lock.
-        continuation.onTermination = { [weak self] _ in
-            Task { _ = self?.state.withLock { $0.sinks.removeValue(forKey: id) } }
-        }
-        return stream
+        broadcast.subscribe(bufferSize: bufferSize)
     }
 
     func emit(_ event: PeripheralEvent) {
-        for sink in state.withLock({ Array($0.sinks.values) }) { sink.yield(event) }
+        broadcast.yield(event)
     }
 
     /// The adapter's object path, from the central's mirror.

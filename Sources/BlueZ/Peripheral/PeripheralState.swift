@@ -8,8 +8,6 @@ struct PeripheralState {
     var nextApplication = 0
     var nextAdvertisement = 0
     var nextRequest = 0
-    var nextSink: UInt64 = 0
-    var sinks: [UInt64: AsyncStream<PeripheralEvent>.Continuation] = [:]
     /// Delegated requests waiting for their answer, by id.
     var pending: [String: PendingRequest] = [:]
     /// Indications waiting for bluetoothd's `Confirm`, by characteristic path.

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Metrics
 
 /// What every method call costs and how it ended, recorded through
@@ -24,8 +25,7 @@ enum CallMetrics {
     static func record(_ message: Message, since start: ContinuousClock.Instant, error: (any Error)?) {
         let method = method(of: message)
         let elapsed = ContinuousClock.now - start
-        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-        Timer(label: durationLabel, dimensions: [("method", method)]).recordNanoseconds(nanoseconds)
+        Timer(label: durationLabel, dimensions: [("method", method)]).recordNanoseconds(Int64(elapsed.nanoseconds))
         guard let error, !(error is CancellationError) else { return }
         let name = (error as? DBusError)?.name.rawValue ?? "unknown"
         Counter(label: errorsLabel, dimensions: [("method", method), ("error", name)]).increment()

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CDBus
 import Glibc
 import Synchronization
@@ -533,10 +534,9 @@ final class EventLoop: @unchecked Sendable {
     /// A call timeout in libdbus's terms: milliseconds, at least 1, or
     /// infinite.
     static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let total = Double(seconds) * 1000 + Double(attoseconds) / 1e15
-        if total >= Double(Int32.max) { return CDBUS_TIMEOUT_INFINITE_VALUE }
-        return Int32(max(1, total.rounded(.up)))
+        let total = duration.millisecondsRoundedUp
+        if total >= Int(Int32.max) { return CDBUS_TIMEOUT_INFINITE_VALUE }
+        return Int32(max(1, total))
     }
 
     static func monotonicMilliseconds() -> Int64 {

@@ -49,13 +49,10 @@ extension ModelJSON {
 
 extension ModelJSON {
     /// The services `service` includes (BlueZ's `Includes`), each by UUID
-    /// and handle, found among the device's `database`.
-    static func includes(of service: GATTService, in database: [GATTService]) -> [JSON] {
-        service.includes.compactMap { path in
-            guard let included = database.first(where: { $0.path == path }) else { return nil }
-            return .object([
-                ("uuid", .string(included.uuid.uuidString)), ("handle", .int(Int(included.handle ?? 0))),
-            ])
+    /// and handle.
+    static func includes(of service: GATTService) -> [JSON] {
+        service.includedServices.map { included in
+            .object([("uuid", .string(included.uuid.uuidString)), ("handle", .int(Int(included.handle ?? 0)))])
         }
     }
 }

@@ -66,13 +66,13 @@ enum ModelJSON {
     }
 
     /// A service; `database`, the device's services, names its includes.
-    static func service(_ service: GATTService, in database: [GATTService] = []) -> JSON {
+    static func service(_ service: GATTService) -> JSON {
         var members: [(String, JSON)] = [("uuid", .string(service.uuid.uuidString))]
         if let name = service.uuid.name(as: .service) ?? service.uuid.name { members.append(("name", .string(name))) }
         members += [
             ("primary", .bool(service.primary)),
             ("handle", .int(Int(service.handle ?? 0))),
-            ("includes", .array(includes(of: service, in: database))),
+            ("includes", .array(includes(of: service))),
             ("characteristics", .array(service.characteristics.map { characteristic($0, service: service.uuid) })),
         ]
         return .object(members)

@@ -149,7 +149,7 @@ enum PeripheralJSON {
         advertisement.localName = try field("local_name").string()
         for uuid in try field("service_uuids").array() { advertisement.serviceUUIDs.append(try uuid.uuid()) }
         for (key, value) in try field("manufacturer_data").members() {
-            guard let company = companyID(key) else {
+            guard let company = CompanyIdentifier(parsing: key)?.rawValue else {
                 throw Problem.invalidParameter("manufacturer_data", "'\(key)' is not a company identifier (0 to 65535, or hex as 0x004c)")
             }
             advertisement.manufacturerData[company] = try Field(json: value, path: "manufacturer_data.\(key)").bytes(encoding)
@@ -167,12 +167,6 @@ enum PeripheralJSON {
         if body["ibeacon"] != nil { try iBeacon(field("ibeacon"), into: &advertisement) }
         if let url = try field("eddystone_url").string() { try eddystoneURL(url, into: &advertisement) }
         return advertisement
-    }
-
-    static func companyID(_ text: String) -> UInt16? {
-        let lowered = text.lowercased()
-        if lowered.hasPrefix("0x") { return UInt16(lowered.dropFirst(2), radix: 16) }
-        return UInt16(lowered)
     }
 
     /// Apple's iBeacon: manufacturer data of company 0x004C, type 0x02,

@@ -46,7 +46,7 @@ final class PairingRequests: Sendable {
     /// The agent's handler: publishes the question and waits for its
     /// answer, the deadline (`.reject`) or bluetoothd's `Cancel` (`.cancel`).
     func handle(_ request: PairingRequest) async -> PairingAnswer {
-        let expires = Date().addingTimeInterval(Self.seconds(deadline))
+        let expires = Date().addingTimeInterval(deadline.secondsValue)
         let pending = state.withLock { state -> Pending in
             defer { state.nextID += 1 }
             state.refusals[request.device] = nil
@@ -154,9 +154,5 @@ final class PairingRequests: Sendable {
     static func sixDigits(_ passkey: UInt32) -> String {
         let digits = String(passkey % 1_000_000)
         return String(repeating: "0", count: 6 - digits.count) + digits
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -1,5 +1,4 @@
 import BlueZ
-import DBus
 import HTTPServer
 
 extension Gateway {
@@ -18,15 +17,16 @@ extension Gateway {
                     .notConnected, status: .conflict,
                     detail: "\(address) is not connected; connect first (POST /v1/devices/\(address)/connect)")
             }
-            // Includes are named from the whole database, whatever the filter.
-            let database = uuids.isEmpty ? services : (try? central.services(of: address, adapter: adapter)) ?? services
-            return .json(.array(services.map { ModelJSON.service($0, in: database) }))
+            return .json(.array(services.map(ModelJSON.service)))
         }
         router.get(characteristic) { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let found = try central.characteristic(selector, of: address, adapter: adapter)
-            return .json(ModelJSON.characteristic(found, service: try serviceUUID(of: found, address, adapter)))
+            guard let service = found.serviceUUID else {
+                throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
+            }
+            return .json(ModelJSON.characteristic(found, service: service))
         }
         router.get(characteristic + "/value") { [self] request in
             let (address, adapter) = try deviceTarget(request)
@@ -56,26 +56,20 @@ extension Gateway {
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let encoding = try request.encoding()
             let lifetime = try request.streamLifetime()
-            let found = try central.characteristic(selector, of: address, adapter: adapter)
-            // Subscribe to exactly the characteristic the channel is keyed on.
-            let target = found.handle.map(AttributeSelector.handle) ?? selector
-            let hub = notifications
-            let writer = try await hub.open(
-                path: found.path, encoding: encoding, log: log,
-                subscribe: { [central] () async throws(BlueZError) in
-                    try await central.subscribe(to: target, of: address, adapter: adapter)
-                },
-                makeWriter: { [log] key in
-                    streams.makeWriter(
-                        .notifications, streamConfiguration, lifetime: lifetime,
-                        lastEvent: { ending in
-                            switch ending {
-                            case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
-                            case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
-                            }
-                        }
-                    ) { _ in hub.close(path: found.path, key: key) }
-                })
+            // A failure (not connected, cannot notify, ...) is this request's
+            // problem: the stream opens only once the subscription is in place.
+            let subscription = try await central.subscribe(to: selector, of: address, adapter: adapter)
+            let feeder = StreamTask()
+            let writer = streams.makeWriter(
+                .notifications, streamConfiguration, lifetime: lifetime,
+                lastEvent: { [log] ending in
+                    switch ending {
+                    case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
+                    case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
+                    }
+                }
+            ) { _ in feeder.cancel() }
+            feeder.start { [log] in await NotificationHub.feed(writer, from: subscription, encoding: encoding, log: log) }
             return .eventStream(writer)
         }
         router.get(descriptor + "/value") { [self] request in
@@ -100,17 +94,6 @@ extension Gateway {
                 timeout: timeout)
             return Response(status: .noContent)
         }
-    }
-
-    /// The UUID of the service holding `characteristic`.
-    private func serviceUUID(of characteristic: GATTCharacteristic, _ address: BluetoothAddress, _ adapter: String?)
-        throws -> BluetoothUUID
-    {
-        let services = try central.services(of: address, adapter: adapter)
-        guard let service = services.first(where: { $0.path == characteristic.servicePath }) else {
-            throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
-        }
-        return service.uuid
     }
 }
 

@@ -5,9 +5,8 @@ import HTTPServer
 extension Gateway {
     func addScanRoutes(to router: inout Router) {
         router.get("/v1/scan") { [self] request in
-            var filter = try request.discoveryFilter()
-            try ScanFilterParameters(query: request).apply(
-                to: &filter, defaultPresenceTimeout: configuration.presenceTimeout)
+            let filter = try ScanFilterParameters(query: request).filter(
+                defaultPresenceTimeout: configuration.presenceTimeout)
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
             let lifetime = try request.streamLifetime()
             let session = try await central.scan(adapter: adapter, filter: filter)
@@ -16,22 +15,12 @@ extension Gateway {
         router.post("/v1/scan") { [self] request in
             let body = try JSONBody(
                 request,
-                allowed: Set(["duration_ms", "services", "name", "name_prefix", "rssi", "manufacturer", "adapter"])
-                    .union(ScanFilterParameters.names),
+                allowed: Set(["duration_ms", "adapter"]).union(ScanFilterParameters.names),
                 optional: true)
             let limit = configuration.maximumScanDuration.milliseconds
             let duration = try body.int("duration_ms", in: 100...limit).map { Duration.milliseconds($0) }
                 ?? configuration.defaultScanDuration
-            var filter = DiscoveryFilter()
-            for text in try body.strings("services") ?? [] {
-                filter.serviceUUIDs.append(try request.uuid(text, parameter: "services"))
-            }
-            // The longest name a device can have (a Core Specification limit).
-            filter.name = try body.string("name", maxLength: 248)
-            filter.namePrefix = try body.string("name_prefix", maxLength: 248)
-            filter.minimumRSSI = try body.int("rssi", in: -127...20).map(Int16.init)
-            filter.manufacturerID = try body.int("manufacturer", in: 0...0xFFFF).map(UInt16.init)
-            try ScanFilterParameters(body: body).apply(to: &filter, defaultPresenceTimeout: nil)
+            let filter = try ScanFilterParameters(body: body).filter(defaultPresenceTimeout: nil)
             // The adapter, as on every route, may be named in the query too.
             let queryAdapter = try request.adapterQuery(default: nil)
             let bodyAdapter = try body.string("adapter")
@@ -97,19 +86,5 @@ extension Gateway {
         ]
         if let lost { members.append(("reason", .string(lost))) }
         return .object(members)
-    }
-}
-
-extension Request {
-    /// The discovery filter of `GET /v1/scan`'s query.
-    func discoveryFilter() throws(Problem) -> DiscoveryFilter {
-        var filter = DiscoveryFilter()
-        filter.serviceUUIDs = try uuidList("service")
-        filter.name = try text("name", maxLength: 248)
-        filter.namePrefix = try text("name_prefix", maxLength: 248)
-        filter.minimumRSSI = try integer("rssi", in: -127...20).map(Int16.init)
-        filter.manufacturerID = try companyID("manufacturer")
-        filter.allowDuplicates = try bool("duplicates") ?? false
-        return filter
     }
 }

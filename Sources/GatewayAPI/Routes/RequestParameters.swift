@@ -29,12 +29,12 @@ extension Request {
         return name
     }
 
+    /// A 400 naming `parameter` unless `name` follows `AdapterName`'s rule.
     static func checkAdapterName(_ name: String, parameter: String) throws(Problem) {
-        let digits = name.dropFirst(3)
-        guard name.hasPrefix("hci"), (1...3).contains(digits.count), digits.allSatisfy(\.isASCII),
-            digits.allSatisfy(\.isNumber)
-        else {
-            throw Problem.invalidParameter(parameter, "'\(name)' is not an adapter name (hci0, hci1, ...)")
+        do {
+            try AdapterName.validate(name)
+        } catch {
+            throw Problem.invalidParameter(parameter, error.message)
         }
     }
 
@@ -138,15 +138,6 @@ extension Request {
         return accept.contains("application/octet-stream") && !accept.contains("application/json")
     }
 
-    /// The company id of `?manufacturer=` (decimal or 0x-hex).
-    func companyID(_ name: String) throws(Problem) -> UInt16? {
-        guard let text = query[name] else { return nil }
-        let value = text.lowercased().hasPrefix("0x") ? UInt16(text.dropFirst(2), radix: 16) : UInt16(text)
-        guard let value else {
-            throw Problem.invalidParameter(name, "'\(text)' is not a company id (76 or 0x004c)")
-        }
-        return value
-    }
 
     /// `Last-Event-ID` (header) or `?last_event_id=`.
     func lastEventID() throws(Problem) -> UInt64? {

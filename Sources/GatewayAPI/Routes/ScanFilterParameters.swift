@@ -2,19 +2,31 @@ import BlueZ
 import HTTPServer
 
 /// The advertisement filters and options of a scan, read alike from
-/// `GET /v1/scan`'s query and `POST /v1/scan`'s body: `address`,
-/// `address_prefix`, `service_data`, `min_interval_ms`,
-/// `presence_timeout_ms` and `rssi_smoothing`.
+/// `GET /v1/scan`'s query and `POST /v1/scan`'s body: the same fields, the
+/// same spellings of their values and the same 400s. Only the service lists
+/// are named after their form: `service` in the query (repeated or
+/// comma-separated), `services` in the body (an array).
 struct ScanFilterParameters {
-    /// The names, for a body's list of allowed fields.
+    /// The body's field names, for its list of allowed fields.
     static let names: Set<String> = [
-        "address", "address_prefix", "service_data", "min_interval_ms", "presence_timeout_ms", "rssi_smoothing",
+        "services", "name", "name_prefix", "rssi", "manufacturer", "duplicates", "address", "address_prefix",
+        "service_data", "min_interval_ms", "presence_timeout_ms", "rssi_smoothing",
     ]
+    /// The longest name a device can have (a Core Specification limit).
+    static let maximumNameLength = 248
+    /// The RSSI a filter may ask for, in dBm.
+    static let rssiRange = -127...20
     /// The longest presence timeout a client may ask for: a day.
     static let presenceTimeouts = 100...86_400_000
     /// The longest minimum interval between updates: an hour.
     static let updateIntervals = 0...3_600_000
 
+    var services: [BluetoothUUID] = []
+    var name: String?
+    var namePrefix: String?
+    var rssi: Int?
+    var manufacturer: UInt16?
+    var duplicates: Bool?
     var address: String?
     var addressPrefix: String?
     var serviceData: [String] = []
@@ -24,6 +36,12 @@ struct ScanFilterParameters {
 
     /// From the query.
     init(query request: Request) throws(Problem) {
+        services = try request.uuidList("service")
+        name = try request.text("name", maxLength: Self.maximumNameLength)
+        namePrefix = try request.text("name_prefix", maxLength: Self.maximumNameLength)
+        rssi = try request.integer("rssi", in: Self.rssiRange)
+        manufacturer = try request.query["manufacturer"].map { (text) throws(Problem) in try Self.companyID(text) }
+        duplicates = try request.bool("duplicates")
         address = try request.text("address", maxLength: 64)
         addressPrefix = try request.text("address_prefix", maxLength: 64)
         serviceData = request.query.values(for: "service_data").flatMap {
@@ -41,8 +59,24 @@ struct ScanFilterParameters {
         }
     }
 
-    /// From a JSON body (`service_data` an array of UUIDs).
+    /// From a JSON body (`services` and `service_data` arrays of UUIDs;
+    /// `manufacturer` a number, or a string as in the query).
     init(body: JSONBody) throws(Problem) {
+        for text in try body.strings("services") ?? [] {
+            services.append(try Request.uuid(text, parameter: "services"))
+        }
+        name = try body.string("name", maxLength: Self.maximumNameLength)
+        namePrefix = try body.string("name_prefix", maxLength: Self.maximumNameLength)
+        rssi = try body.int("rssi", in: Self.rssiRange)
+        switch body["manufacturer"] {
+        case nil: break
+        case .int(let value)?:
+            guard let id = UInt16(exactly: value) else { throw Self.companyIDProblem("\(value)") }
+            manufacturer = id
+        case .string(let text)?: manufacturer = try Self.companyID(text)
+        default: throw Self.companyIDProblem("a value of another kind")
+        }
+        duplicates = try body.bool("duplicates")
         address = try body.string("address", maxLength: 64)
         addressPrefix = try body.string("address_prefix", maxLength: 64)
         serviceData = try body.strings("service_data") ?? []
@@ -56,17 +90,20 @@ struct ScanFilterParameters {
         }
     }
 
-    /// Checks the values and sets them on `filter`; a presence timeout the
+    /// The discovery filter these parameters ask for; a presence timeout the
     /// client did not give is `defaultPresenceTimeout`.
-    func apply(to filter: inout DiscoveryFilter, defaultPresenceTimeout: Duration?) throws(Problem) {
+    func filter(defaultPresenceTimeout: Duration?) throws(Problem) -> DiscoveryFilter {
+        var filter = DiscoveryFilter()
+        filter.serviceUUIDs = services
+        filter.name = name
+        filter.namePrefix = namePrefix
+        filter.minimumRSSI = rssi.map(Int16.init)
+        filter.manufacturerID = manufacturer
+        filter.allowDuplicates = duplicates ?? false
         if let address { filter.address = try Request.bluetoothAddress(address, parameter: "address") }
         if let addressPrefix { filter.addressPrefix = try Self.addressPrefix(addressPrefix) }
         for text in serviceData {
-            do {
-                filter.serviceDataUUIDs.append(try BluetoothUUID(parsing: text))
-            } catch {
-                throw Problem.invalidParameter("service_data", error.message)
-            }
+            filter.serviceDataUUIDs.append(try Request.uuid(text, parameter: "service_data"))
         }
         filter.minimumUpdateInterval = minimumIntervalMilliseconds.map { Duration.milliseconds($0) }
         filter.presenceTimeout = presenceTimeoutMilliseconds.map { Duration.milliseconds($0) } ?? defaultPresenceTimeout
@@ -74,6 +111,17 @@ struct ScanFilterParameters {
             guard rssiSmoothing > 0, rssiSmoothing <= 1 else { throw Self.smoothingProblem("\(rssiSmoothing)") }
             filter.rssiSmoothing = rssiSmoothing
         }
+        return filter
+    }
+
+    /// A company id, decimal (`76`) or 0x-hex (`0x004c`).
+    static func companyID(_ text: String) throws(Problem) -> UInt16 {
+        guard let id = CompanyIdentifier(parsing: text) else { throw companyIDProblem("'\(text)'") }
+        return id.rawValue
+    }
+
+    static func companyIDProblem(_ text: String) -> Problem {
+        Problem.invalidParameter("manufacturer", "\(text) is not a company id (76 or 0x004c)")
     }
 
     /// `C4:7C`, `c4-7c` or `c47c` as the uppercase hex digits `C47C`.

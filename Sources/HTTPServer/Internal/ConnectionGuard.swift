@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -43,7 +44,6 @@ final class ConnectionGuard: Sendable {
         var records: [Int: Record] = [:]
         var perAddress: [String: Int] = [:]
         var deadlines: [Int: ContinuousClock.Instant] = [:]
-        var thread: pthread_t?
         var stopped = false
     }
 
@@ -51,17 +51,12 @@ final class ConnectionGuard: Sendable {
     private let perClientLimit: Int
     private let headerTimeout: Duration
     private let state = Mutex(State())
-    private let wakeFD: Int32
+    private let thread = WakeableThread()
 
     init(configuration: ServerConfiguration) {
         connectionLimit = max(1, configuration.connectionLimit)
         perClientLimit = configuration.maxConnectionsPerClient
         headerTimeout = configuration.requestHeaderTimeout
-        wakeFD = cmhd_eventfd()
-    }
-
-    deinit {
-        if wakeFD >= 0 { close(wakeFD) }
     }
 
     /// The slots libmicrohttpd is given beyond `connectionLimit`, in which
@@ -142,52 +137,24 @@ final class ConnectionGuard: Sendable {
 
     /// Ends the deadline thread (the server stopped).
     func stop() {
-        let thread = state.withLock { state -> pthread_t? in
+        state.withLock { state in
             state.stopped = true
             state.deadlines = [:]
-            defer { state.thread = nil }
-            return state.thread
         }
-        wake()
-        if let thread { pthread_join(thread, nil) }
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        thread.stop()
     }
 
     private func startOrWake() {
-        guard wakeFD >= 0 else { return }
-        let start = state.withLock { state -> Bool in
-            guard state.thread == nil, !state.stopped else { return false }
-            // Claimed now so a second caller does not start another thread.
-            state.thread = pthread_t()
-            return true
-        }
-        guard start else { return wake() }
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        guard pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<ConnectionGuard>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context) == 0 else {
-            Unmanaged<ConnectionGuard>.fromOpaque(context).release()
-            state.withLock { $0.thread = nil }
-            return
-        }
-        state.withLock { $0.thread = thread }
+        thread.startOrWake { [self] in run() }
     }
 
     /// Sleeps until the earliest deadline (or a change), then shuts down the
     /// sockets whose deadline passed.
     private func run() {
-        var wakeup = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-        while true {
+        var wakeup = pollfd(fd: thread.wakeFD, events: Int16(POLLIN), revents: 0)
+        while !thread.isStopped {
             let now = ContinuousClock.now
-            let next = state.withLock { state -> (stopped: Bool, earliest: ContinuousClock.Instant?) in
-                if state.stopped { return (true, nil) }
+            let earliest = state.withLock { state -> ContinuousClock.Instant? in
                 for (key, deadline) in state.deadlines where deadline <= now {
                     state.deadlines[key] = nil
                     // Still open (the entry goes before the socket closes):
@@ -196,15 +163,11 @@ final class ConnectionGuard: Sendable {
                         _ = shutdown(record.socket, Int32(SHUT_RDWR))
                     }
                 }
-                return (false, state.deadlines.values.min())
+                return state.deadlines.values.min()
             }
-            if next.stopped { return }
-            let timeout = next.earliest.map { Int32(clamping: max(1, ($0 - now).milliseconds + 1)) } ?? -1
+            let timeout = earliest.map { Int32(clamping: max(1, ($0 - now).milliseconds + 1)) } ?? -1
             wakeup.revents = 0
-            if poll(&wakeup, 1, timeout) > 0 {
-                var counter: UInt64 = 0
-                _ = read(wakeFD, &counter, 8)
-            }
+            if poll(&wakeup, 1, timeout) > 0 { thread.drainWakeups() }
         }
     }
 }

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CMicroHTTPD
 import Glibc
 import Synchronization
@@ -121,8 +122,8 @@ final class Daemon: @unchecked Sendable {
 
     /// Whole seconds, rounded up, for MHD's second-granularity timeout.
     private static func seconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+        let milliseconds = duration.millisecondsRoundedUp
+        guard milliseconds > 0 else { return 0 }
+        return milliseconds / 1000 + (milliseconds % 1000 > 0 ? 1 : 0)
     }
 }

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CMicroHTTPD
 import Logging
 import Synchronization
@@ -162,13 +163,5 @@ final class Exchange: Sendable {
         case .REQUEST_TERMINATED_CLIENT_ABORT: "client-abort"
         default: "code-\(code.rawValue)"
         }
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, for logs.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import Glibc
 
 /// Sends a complete response to a client that closed its sending side

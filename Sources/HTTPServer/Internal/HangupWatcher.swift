@@ -18,32 +18,22 @@ final class HangupWatcher: Sendable {
         var watched: [Int32: ConnectionControl] = [:]
         /// Bumped at every change, so the thread knows to rebuild its set.
         var version: UInt64 = 0
-        var thread: pthread_t?
         var stopped = false
     }
 
     private let state = Mutex(State())
-    private let wakeFD: Int32
-
-    init() {
-        wakeFD = cmhd_eventfd()
-    }
-
-    deinit {
-        if wakeFD >= 0 { close(wakeFD) }
-    }
+    private let thread = WakeableThread()
 
     /// Watches the socket of `control` until `unwatch`.
     func watch(_ control: ConnectionControl) {
-        guard control.socket >= 0, wakeFD >= 0 else { return }
-        let start = state.withLock { state -> Bool in
+        guard control.socket >= 0 else { return }
+        let watching = state.withLock { state -> Bool in
             guard !state.stopped else { return false }
             state.watched[control.socket] = control
             state.version += 1
-            return state.thread == nil
+            return true
         }
-        if start { startThread() }
-        wake()
+        if watching { thread.startOrWake { [self] in run() } }
     }
 
     /// Stops watching `control`'s socket; call before libmicrohttpd closes
@@ -56,59 +46,33 @@ final class HangupWatcher: Sendable {
             state.version += 1
             return true
         }
-        if changed { wake() }
+        if changed { thread.wake() }
     }
 
     /// Ends the thread (the server stopped).
     func stop() {
-        let thread = state.withLock { state -> pthread_t? in
+        state.withLock { state in
             state.stopped = true
             state.watched = [:]
-            defer { state.thread = nil }
-            return state.thread
         }
-        wake()
-        if let thread { pthread_join(thread, nil) }
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-    }
-
-    private func startThread() {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var thread = pthread_t()
-        guard pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            Unmanaged<HangupWatcher>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context) == 0 else {
-            Unmanaged<HangupWatcher>.fromOpaque(context).release()
-            return
-        }
-        state.withLock { $0.thread = thread }
+        thread.stop()
     }
 
     private func run() {
         var descriptors: [pollfd] = []
         var version: UInt64 = .max
-        while true {
-            let snapshot = state.withLock { state -> (stopped: Bool, version: UInt64, fds: [Int32]?) in
-                (state.stopped, state.version, state.version == version ? nil : Array(state.watched.keys))
+        while !thread.isStopped {
+            let snapshot = state.withLock { state -> (version: UInt64, fds: [Int32]?) in
+                (state.version, state.version == version ? nil : Array(state.watched.keys))
             }
-            if snapshot.stopped { return }
             if let fds = snapshot.fds {
-                descriptors = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+                descriptors = [pollfd(fd: thread.wakeFD, events: Int16(POLLIN), revents: 0)]
                 descriptors += fds.map { pollfd(fd: $0, events: CMHD_POLLRDHUP, revents: 0) }
                 version = snapshot.version
             }
             for index in descriptors.indices { descriptors[index].revents = 0 }
             guard poll(&descriptors, nfds_t(descriptors.count), -1) > 0 else { continue }
-            if descriptors[0].revents != 0 {
-                var counter: UInt64 = 0
-                _ = read(wakeFD, &counter, 8)
-            }
+            if descriptors[0].revents != 0 { thread.drainWakeups() }
             let hungUp = descriptors.dropFirst().filter { $0.revents != 0 }.map(\.fd)
             if !hungUp.isEmpty { peersClosed(hungUp, pollSetVersion: version) }
         }

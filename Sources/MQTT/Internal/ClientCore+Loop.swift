@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CMosquitto
 import Glibc
 
@@ -136,7 +137,7 @@ extension ClientCore {
             delay *= 2
         }
         delay = min(delay, configuration.maximumReconnectDelay)
-        let milliseconds = Int32(clamping: delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: delay.milliseconds)
         var descriptor = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
         _ = poll(&descriptor, 1, max(milliseconds, 0))
         var drained: UInt64 = 0

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import CSQLite
 import Dispatch
 import Glibc
@@ -157,9 +158,7 @@ extension StoreWorker {
             case .wait(let deadline):
                 if let deadline {
                     let remaining = ContinuousClock.now.duration(to: deadline)
-                    let (seconds, attoseconds) = remaining.components
-                    let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-                    _ = wakeup.wait(timeout: .now() + .nanoseconds(nanoseconds))
+                    _ = wakeup.wait(timeout: .now() + .nanoseconds(max(0, remaining.nanoseconds)))
                 } else {
                     wakeup.wait()
                 }

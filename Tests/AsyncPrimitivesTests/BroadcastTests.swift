@@ -1,0 +1,40 @@
+import AsyncPrimitives
+import Testing
+
+@Suite struct BroadcastTests {
+    @Test func everySubscriberGetsEveryValueInOrderUntilFinished() async {
+        let broadcast = Broadcast<Int>()
+        let first = broadcast.subscribe()
+        let second = broadcast.subscribe()
+        for value in 1...3 { broadcast.yield(value) }
+        broadcast.finish()
+        var firstValues: [Int] = []
+        for await value in first { firstValues.append(value) }
+        var secondValues: [Int] = []
+        for await value in second { secondValues.append(value) }
+        #expect(firstValues == [1, 2, 3])
+        #expect(secondValues == [1, 2, 3])
+    }
+
+    @Test func aSubscriberAfterFinishGetsAFinishedStream() async {
+        let broadcast = Broadcast<Int>()
+        broadcast.finish()
+        let late = broadcast.subscribe()
+        broadcast.yield(1)
+        var values: [Int] = []
+        for await value in late { values.append(value) }
+        #expect(values.isEmpty)
+    }
+
+    @Test func aCancelledConsumerIsForgotten() async {
+        let broadcast = Broadcast<Int>()
+        let stream = broadcast.subscribe()
+        let consumer = Task {
+            for await _ in stream {}
+        }
+        #expect(broadcast.subscriberCount == 1)
+        consumer.cancel()
+        await consumer.value
+        #expect(await eventually { broadcast.subscriberCount == 0 })
+    }
+}
