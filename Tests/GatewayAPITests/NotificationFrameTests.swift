@@ -1,4 +1,5 @@
 import BlueZ
+import HTTPServer
 import Foundation
 import Testing
 
@@ -27,5 +28,31 @@ import Testing
             adapter: "hci0", device: address, service: nil, characteristic: BluetoothUUID(uuid16: 0x2a37), handle: 12,
             value: [6, 72], timestamp: Date(timeIntervalSince1970: 0))
         #expect(id(String(decoding: NotificationHub.frame(of: next, .hex, log: log), as: UTF8.self)) != id(hexText))
+    }
+}
+
+/// What a lease delivers before its stream's writer exists is written first,
+/// in order; an end that came meanwhile is the stream's last event.
+@Suite struct NotificationTargetTests {
+    @Test func framesBeforeTheWriterComeFirstInOrder() {
+        let target = NotificationTarget()
+        target.write(Array("a\n\n".utf8))
+        target.write(Array("b\n\n".utf8))
+        let writer = StreamWriter()
+        target.attach(writer)
+        target.write(Array("c\n\n".utf8))
+        #expect(writer.queuedText() == "a\n\nb\n\nc\n\n")
+        #expect(writer.isOpen)
+    }
+
+    @Test func anEndBeforeTheWriterEndsItAfterItsFrames() {
+        let target = NotificationTarget()
+        target.write(Array("a\n\n".utf8))
+        target.finish(with: ServerSentEvent(id: "9", event: "subscription-ended", data: "{}"))
+        target.write(Array("late\n\n".utf8))
+        let writer = StreamWriter()
+        target.attach(writer)
+        #expect(writer.queuedText() == "a\n\nid: 9\nevent: subscription-ended\ndata: {}\n\n")
+        #expect(!writer.isOpen)
     }
 }

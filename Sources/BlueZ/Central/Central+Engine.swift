@@ -162,9 +162,7 @@ extension Central {
     /// Does what was decided under the lock.
     func perform(_ effects: Effects) {
         for continuation in effects.finishSessions { continuation.finish() }
-        for (continuation, error) in effects.finishSubscribers {
-            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
-        }
+        for (consumer, error) in effects.finishSubscribers { consumer.finish(error) }
         if effects.finishEvents { eventBroadcast.finish() }
         for adapterPath in effects.reconcile {
             Task { try? await self.reconcileDiscovery(adapterPath) }

@@ -18,13 +18,37 @@ extension Central {
         to characteristic: AttributeSelector, of address: BluetoothAddress, adapter: String? = nil,
         bufferSize: Int = 256, timeout: Duration? = nil
     ) async throws(BlueZError) -> NotificationSubscription {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let lease = try await lease(characteristic, of: address, adapter: adapter, for: .stream(continuation), timeout: timeout)
+        // Ending the iteration gives the share back.
+        continuation.onTermination = { _ in lease.cancel() }
+        return NotificationSubscription(
+            characteristic: lease.characteristic, device: address, adapter: lease.adapter, stream: stream)
+    }
+
+    /// Subscribes as `subscribe(to:of:adapter:bufferSize:timeout:)` does,
+    /// delivering to `sink` on the notifying thread instead of through a
+    /// stream a task iterates: for consumers that only hand values on, many
+    /// of them per characteristic (see `NotificationConsumer`).
+    public func subscribe(
+        to characteristic: AttributeSelector, of address: BluetoothAddress, adapter: String? = nil,
+        timeout: Duration? = nil, sink: NotificationSink
+    ) async throws(BlueZError) -> NotificationLease {
+        try await lease(characteristic, of: address, adapter: adapter, for: .sink(sink), timeout: timeout)
+    }
+
+    /// Adds `consumer` to the characteristic's shared record (made by the
+    /// first), StartNotify unless bluetoothd already notifies us.
+    private func lease(
+        _ characteristic: AttributeSelector, of address: BluetoothAddress, adapter: String?,
+        for consumer: NotificationConsumer, timeout: Duration?
+    ) async throws(BlueZError) -> NotificationLease {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
         let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
         guard !target.properties.isDisjoint(with: [.notify, .indicate]) else {
             throw BlueZError(.notSupported, "the characteristic \(target.uuid.shortString) neither notifies nor indicates")
         }
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
         // Registered before StartNotify, so that no value sent right after
         // it is missed.
         let id = try state.withLock { state throws(BlueZError) -> UInt64 in
@@ -36,11 +60,9 @@ extension Central {
                     service: state.tree.services[target.servicePath]?.uuid, characteristic: target.uuid,
                     handle: target.handle)
             }
-            state.subscriptions[target.path]?.subscribers[id] = continuation
+            state.subscriptions[target.path]?.subscribers[id] = consumer
             return id
         }
-        // Off the terminating thread: see `Broadcast` (AsyncPrimitives).
-        continuation.onTermination = { [weak self] _ in Task { self?.unsubscribe(id, from: target.path) } }
         do {
             try await inLane(Self.notifyClaims(target.path, of: devicePath), deadline: deadline) { () async throws in
                 try await self.startNotifyInLane(target.path, deadline: deadline)
@@ -50,12 +72,15 @@ extension Central {
                 state.subscriptions[target.path]?.subscribers[id] = nil
                 if state.subscriptions[target.path]?.subscribers.isEmpty == true { state.subscriptions[target.path] = nil }
             }
-            continuation.finish()
+            if case .stream(let continuation) = consumer { continuation.finish() }
             throw error
         }
-        let characteristic = state.withLock { $0.tree.snapshot(of: target) }
-        return NotificationSubscription(
-            characteristic: characteristic, device: address, adapter: adapterName(of: devicePath), stream: stream)
+        let snapshot = state.withLock { $0.tree.snapshot(of: target) }
+        // Off the releasing thread, which may hold a stream's or the
+        // state's lock: see `Broadcast` (AsyncPrimitives).
+        return NotificationLease(characteristic: snapshot, device: address, adapter: adapterName(of: devicePath)) {
+            [weak self] in Task { self?.unsubscribe(id, from: target.path) }
+        }
     }
 
     private func adapterName(of devicePath: ObjectPath) -> String {
@@ -164,7 +189,7 @@ extension Central {
         } catch {
             let record = state.withLock { $0.subscriptions.removeValue(forKey: path) }
             for subscriber in record?.subscribers.values ?? [:].values {
-                subscriber.finish(throwing: error)
+                subscriber.finish(error)
             }
         }
     }

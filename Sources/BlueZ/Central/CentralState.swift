@@ -154,7 +154,7 @@ struct SubscriptionRecord {
     let service: BluetoothUUID?
     let characteristic: BluetoothUUID
     let handle: UInt16?
-    var subscribers: [UInt64: AsyncThrowingStream<NotificationEvent, any Error>.Continuation] = [:]
+    var subscribers: [UInt64: NotificationConsumer] = [:]
     /// StartNotify succeeded and StopNotify has not been sent.
     var notifying = false
     /// Told `.interrupted`; to be told `.resumed` once StartNotify succeeds
@@ -174,7 +174,7 @@ struct TreeWaiter {
 /// stream runs its termination handler, which takes the lock again.
 struct Effects {
     var finishSessions: [AsyncStream<DiscoveryEvent>.Continuation] = []
-    var finishSubscribers: [(AsyncThrowingStream<NotificationEvent, any Error>.Continuation, BlueZError?)] = []
+    var finishSubscribers: [(NotificationConsumer, BlueZError?)] = []
     /// End the streams of `Central.events`.
     var finishEvents = false
     /// Adapters whose discovery must be brought in line with the sessions.

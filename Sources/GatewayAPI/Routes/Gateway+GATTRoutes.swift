@@ -58,8 +58,10 @@ extension Gateway {
             let lifetime = try request.streamLifetime()
             // A failure (not connected, cannot notify, ...) is this request's
             // problem: the stream opens only once the subscription is in place.
-            let subscription = try await central.subscribe(to: selector, of: address, adapter: adapter)
-            let feeder = StreamTask()
+            let target = NotificationTarget()
+            let lease = try await central.subscribe(
+                to: selector, of: address, adapter: adapter,
+                sink: NotificationHub.sink(target, encoding: encoding, log: log))
             let writer = streams.makeWriter(
                 .notifications, streamConfiguration, lifetime: lifetime,
                 lastEvent: { [log] ending in
@@ -68,8 +70,8 @@ extension Gateway {
                     case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
                     }
                 }
-            ) { _ in feeder.cancel() }
-            feeder.start { [log] in await NotificationHub.feed(writer, from: subscription, encoding: encoding, log: log) }
+            ) { _ in lease.cancel() }
+            target.attach(writer)
             return .eventStream(writer)
         }
         router.get(descriptor + "/value") { [self] request in

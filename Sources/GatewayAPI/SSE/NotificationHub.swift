@@ -4,39 +4,33 @@ import HTTPServer
 
 /// Writes a characteristic's notifications to SSE streams.
 ///
-/// Each stream holds its own subscription: `Central` counts the
-/// subscriptions of a characteristic and shares one BlueZ-side subscription
-/// (StartNotify for the first, StopNotify after the last) among them. Every
-/// subscriber receives the same value instance with each notification, so
-/// a value's event id and its frame in each encoding are made once
-/// (`CharacteristicValue.derived`) and written to every stream that wants
-/// them; nothing here counts streams.
+/// Each stream holds its own lease on the characteristic's subscription:
+/// `Central` counts the leases and shares one BlueZ-side subscription
+/// (StartNotify for the first, StopNotify after the last) among them. It
+/// hands every lease the same value instance with each notification, on the
+/// thread that received it, so a value's event id and its frame in each
+/// encoding are made once (`CharacteristicValue.derived`) and queued on
+/// every stream without a task per stream; nothing here counts streams.
 enum NotificationHub {
-    /// Feeds `writer` from `subscription` until the subscription ends (the
-    /// device disconnected, BlueZ came back without it: the stream's last
-    /// event says why) or the stream's task is cancelled (its client left;
-    /// ending the iteration ends this subscription). Tells the client when
-    /// BlueZ is unreachable and when values flow again.
-    static func feed(_ writer: StreamWriter, from subscription: NotificationSubscription, encoding: ByteEncoding, log: EventLog) async {
-        var reason = (code: "gateway-stopping", detail: "")
-        do {
-            for try await event in subscription.events {
+    /// The sink of one stream's lease: values, interruptions and
+    /// resumptions as events; the subscription's end (the device
+    /// disconnected, BlueZ came back without it) as the stream's last event.
+    static func sink(_ target: NotificationTarget, encoding: ByteEncoding, log: EventLog) -> NotificationSink {
+        NotificationSink(
+            receive: { event in
                 switch event {
-                case .value(let value): writer.write(frame(of: value, encoding, log: log))
+                case .value(let value): target.write(frame(of: value, encoding, log: log))
                 case .interrupted(let error):
                     let data = JSON.object([("reason", .string(Self.reason(error))), ("detail", .string(error.message))])
-                    writer.write(data.eventFrame(id: log.nextID(), event: "subscription-interrupted"))
+                    target.write(data.eventFrame(id: log.nextID(), event: "subscription-interrupted"))
                 case .resumed:
-                    writer.write(JSON.object([]).eventFrame(id: log.nextID(), event: "subscription-resumed"))
+                    target.write(JSON.object([]).eventFrame(id: log.nextID(), event: "subscription-resumed"))
                 }
-            }
-        } catch let error as BlueZError {
-            reason = (Self.reason(error), error.message)
-        } catch {
-            reason = ("failed", "\(error)")
-        }
-        if Task.isCancelled { return }
-        writer.finish(with: ended(reason.code, reason.detail, log: log))
+            },
+            ended: { error in
+                let reason = error.map { (Self.reason($0), $0.message) } ?? ("gateway-stopping", "")
+                target.finish(with: ended(reason.0, reason.1, log: log))
+            })
     }
 
     /// A value's `notification` frame in `encoding`: made by the first
