@@ -44,7 +44,16 @@ final class ConnectionGuard: Sendable {
         var perAddress: [String: Int] = [:]
         var deadlines: [Int: ContinuousClock.Instant] = [:]
         var thread: pthread_t?
+        /// The deadline the thread sleeps until (nil: until woken). A later
+        /// deadline needs no wake-up: the thread sees it when it wakes.
+        var threadWake: ContinuousClock.Instant?
         var stopped = false
+
+        /// Whether a new deadline at `deadline` must wake (or start) the thread.
+        func needsWake(for deadline: ContinuousClock.Instant) -> Bool {
+            guard thread != nil, let threadWake else { return true }
+            return deadline < threadWake
+        }
     }
 
     private let connectionLimit: Int
@@ -95,8 +104,9 @@ final class ConnectionGuard: Sendable {
             // A refused connection needs only to send one head to get its
             // 503: it gets less time, so idle sockets cannot keep the
             // reserve full for long.
-            state.deadlines[key] = now + (refusal == nil ? headerTimeout : min(headerTimeout, Self.refusedHeadTimeout))
-            return true
+            let deadline = now + (refusal == nil ? headerTimeout : min(headerTimeout, Self.refusedHeadTimeout))
+            state.deadlines[key] = deadline
+            return state.needsWake(for: deadline)
         }
         if wake { startOrWake() }
     }
@@ -131,8 +141,9 @@ final class ConnectionGuard: Sendable {
         let key = Int(bitPattern: UnsafeRawPointer(control.connection.pointer))
         let wake = state.withLock { state -> Bool in
             guard !state.stopped, state.records[key] != nil else { return false }
-            state.deadlines[key] = ContinuousClock.now + headerTimeout
-            return true
+            let deadline = ContinuousClock.now + headerTimeout
+            state.deadlines[key] = deadline
+            return state.needsWake(for: deadline)
         }
         if wake { startOrWake() }
     }
@@ -196,7 +207,8 @@ final class ConnectionGuard: Sendable {
                         _ = shutdown(record.socket, Int32(SHUT_RDWR))
                     }
                 }
-                return (false, state.deadlines.values.min())
+                state.threadWake = state.deadlines.values.min()
+                return (false, state.threadWake)
             }
             if next.stopped { return }
             let timeout = next.earliest.map { Int32(clamping: max(1, ($0 - now).milliseconds + 1)) } ?? -1
