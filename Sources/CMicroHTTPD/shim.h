@@ -15,12 +15,17 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
+#include <malloc.h>
 #include <poll.h>
 #include <microhttpd.h>
 
 /// poll(2)'s "peer closed its end" event; Linux's value (POLLRDHUP is only
 /// declared under _GNU_SOURCE).
 static const short CMHD_POLLRDHUP = 0x2000;
+
+/// Returns the free memory of malloc's heaps to the system (glibc's
+/// malloc_trim, which <malloc.h> declares and Glibc's module does not).
+static inline int cmhd_malloc_trim(void) { return malloc_trim(0); }
 
 /// A non-blocking, close-on-exec eventfd, or -1.
 static inline int cmhd_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }

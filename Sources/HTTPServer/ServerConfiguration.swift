@@ -22,9 +22,10 @@ public struct ServerConfiguration: Sendable {
     public var requestHeaderTimeout: Duration
     /// Memory per connection for the request line, headers and send buffer
     /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT); raised to at least twice
-    /// `maxHeaderSize` plus 16 KiB. Heads that do not fit even that get
+    /// `maxHeaderSize` plus 4 KiB. Heads that do not fit even that get
     /// libmicrohttpd's own 414 or 431 response, which is not made by the
-    /// error factory.
+    /// error factory. Each open connection (an idle stream too) keeps all
+    /// of it resident, so it is kept small.
     public var connectionMemoryLimit: Int
     /// The largest request line plus headers answered normally; bigger ones
     /// get a 431 (a 414 when the target alone is bigger) from the error
@@ -63,8 +64,8 @@ public struct ServerConfiguration: Sendable {
         connectionLimit: Int = 1024,
         maxConnectionsPerClient: Int = 128,
         requestHeaderTimeout: Duration = .seconds(10),
-        connectionMemoryLimit: Int = 32 * 1024,
-        maxHeaderSize: Int = 16 * 1024,
+        connectionMemoryLimit: Int = 4 * 1024,
+        maxHeaderSize: Int = 4 * 1024,
         maxRequestBodySize: Int = 1024 * 1024,
         idleTimeout: Duration = .seconds(60),
         listenBacklog: Int = 1024,

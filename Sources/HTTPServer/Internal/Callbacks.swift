@@ -55,8 +55,9 @@ func connectionNotifyCallback(
     switch code {
     case .CONNECTION_NOTIFY_STARTED: core.connections.started(connection)
     case .CONNECTION_NOTIFY_CLOSED: core.connections.closed(connection)
-    default: break
+    default: return
     }
+    core.reclaimer.connectionsChanged(open: core.connections.openCount)
 }
 
 /// The content reader of a streaming response.

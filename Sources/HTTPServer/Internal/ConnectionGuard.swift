@@ -44,7 +44,17 @@ final class ConnectionGuard: Sendable {
         var records: [Int: Record] = [:]
         var perAddress: [String: Int] = [:]
         var deadlines: [Int: ContinuousClock.Instant] = [:]
+        /// The deadline the thread sleeps until (nil: until woken, or not
+        /// started). A later deadline needs no wake-up: the thread sees it
+        /// when it wakes.
+        var threadWake: ContinuousClock.Instant?
         var stopped = false
+
+        /// Whether a new deadline at `deadline` must wake (or start) the thread.
+        func needsWake(for deadline: ContinuousClock.Instant) -> Bool {
+            guard let threadWake else { return true }
+            return deadline < threadWake
+        }
     }
 
     private let connectionLimit: Int
@@ -90,8 +100,9 @@ final class ConnectionGuard: Sendable {
             // A refused connection needs only to send one head to get its
             // 503: it gets less time, so idle sockets cannot keep the
             // reserve full for long.
-            state.deadlines[key] = now + (refusal == nil ? headerTimeout : min(headerTimeout, Self.refusedHeadTimeout))
-            return true
+            let deadline = now + (refusal == nil ? headerTimeout : min(headerTimeout, Self.refusedHeadTimeout))
+            state.deadlines[key] = deadline
+            return state.needsWake(for: deadline)
         }
         if wake { startOrWake() }
     }
@@ -126,8 +137,9 @@ final class ConnectionGuard: Sendable {
         let key = Int(bitPattern: UnsafeRawPointer(control.connection.pointer))
         let wake = state.withLock { state -> Bool in
             guard !state.stopped, state.records[key] != nil else { return false }
-            state.deadlines[key] = ContinuousClock.now + headerTimeout
-            return true
+            let deadline = ContinuousClock.now + headerTimeout
+            state.deadlines[key] = deadline
+            return state.needsWake(for: deadline)
         }
         if wake { startOrWake() }
     }
@@ -163,7 +175,8 @@ final class ConnectionGuard: Sendable {
                         _ = shutdown(record.socket, Int32(SHUT_RDWR))
                     }
                 }
-                return state.deadlines.values.min()
+                state.threadWake = state.deadlines.values.min()
+                return state.threadWake
             }
             let timeout = earliest.map { Int32(clamping: max(1, ($0 - now).milliseconds + 1)) } ?? -1
             wakeup.revents = 0

@@ -116,8 +116,15 @@ final class Daemon: @unchecked Sendable {
     /// error factory) instead of filling libmicrohttpd's buffer (which
     /// answers with its own HTML page). Only heads bigger than this still
     /// get libmicrohttpd's page.
+    ///
+    /// Every open stream holds this much for as long as it lasts:
+    /// libmicrohttpd zeroes the part of the pool its read buffer gave back,
+    /// so the pool is resident, not just reserved. Beyond the head, a
+    /// connection needs only room for the response head and for a chunk of
+    /// the body (streams send events of a few hundred bytes), hence the
+    /// small margin.
     static func memoryLimit(_ configuration: ServerConfiguration) -> Int {
-        max(4096, configuration.connectionMemoryLimit, 2 * configuration.maxHeaderSize + 16 * 1024)
+        max(4096, configuration.connectionMemoryLimit, 2 * configuration.maxHeaderSize + 4096)
     }
 
     /// Whole seconds, rounded up, for MHD's second-granularity timeout.

@@ -157,9 +157,18 @@ extension Exchange {
     private func answer() -> MHD_Result {
         let (pending, request) = state.withLock { state in
             defer { state.pending = nil }
+            // The handler is done once it delivered: its finished Task
+            // still holds the memory the task allocated, for as long as
+            // the response lasts (hours, for a stream).
+            if state.pending != nil { state.handler = nil }
             return (state.pending, state.request)
         }
-        if let pending { return queue(pending) }
+        if let pending {
+            let result = queue(pending)
+            // Nothing answers for this request any more.
+            state.withLock { $0.request = nil }
+            return result
+        }
         if !core.isStopping && control.suspend() { return MHD_Result.YES }
         return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
     }

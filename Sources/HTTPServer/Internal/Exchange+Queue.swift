@@ -7,8 +7,12 @@ extension Exchange {
     /// would contradict MHD's framing.
     private static let framingHeaders: Set<String> = ["content-length", "transfer-encoding"]
 
-    /// Streaming bodies are read in pieces of up to this many bytes.
-    private static let streamBlockSize = 16 * 1024
+    /// The buffer libmicrohttpd allocates with a streaming response. A
+    /// chunked body (HTTP/1.1) is read straight into the connection's
+    /// memory pool and never uses it; only an HTTP/1.0 client's body is
+    /// read through it, in pieces of this size. Each open stream holds one,
+    /// so it is small.
+    private static let streamBlockSize = 512
 
     /// Queues `response` on the connection. MHD_Result.NO tells MHD to close it.
     func queue(_ response: Response) -> MHD_Result {

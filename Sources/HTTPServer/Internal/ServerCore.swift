@@ -19,6 +19,8 @@ final class ServerCore: Sendable {
     let hangups = HangupWatcher()
     /// Connection counts, 503 refusals and request-head deadlines.
     let connections: ConnectionGuard
+    /// Returns freed memory to the system after many connections closed.
+    let reclaimer = MemoryReclaimer()
 
     init(configuration: ServerConfiguration, responder: any Responder, logger: Logger) {
         self.configuration = configuration

@@ -11,7 +11,7 @@ extension StreamWriter {
             state.attached = true
             state.control = control
             if case .open = state.phase, let interval = configuration.heartbeatInterval {
-                state.timers.append(Task { [self] in await heartbeatLoop(every: interval) })
+                Heartbeats.shared.add(self, every: interval)
             }
             return true
         }
@@ -89,6 +89,7 @@ extension StreamWriter {
             state.refill = nil
         }
         for timer in timers { timer.cancel() }
+        Heartbeats.shared.remove(self)
         // Off MHD's polling thread: the callback is the application's code.
         if let callback { Task { callback(reason) } }
     }
@@ -111,21 +112,20 @@ extension StreamWriter {
         })
     }
 
-    private func heartbeatLoop(every interval: Duration) async {
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: interval) } catch { return }
-            let keepGoing: Bool = state.withLock { state in
-                guard case .open = state.phase else { return false }
-                if state.wroteSinceHeartbeat {
-                    state.wroteSinceHeartbeat = false
-                } else if state.bufferedBytes == 0 {
-                    state.chunks.append(configuration.heartbeat)
-                    state.bufferedBytes = configuration.heartbeat.count
-                    state.control?.resume()
-                }
-                return true
+    /// A heartbeat interval passed (see `Heartbeats`): sends the heartbeat
+    /// unless something was written since the last one. False once the
+    /// stream is no longer open.
+    func heartbeatDue() -> Bool {
+        state.withLock { state in
+            guard case .open = state.phase else { return false }
+            if state.wroteSinceHeartbeat {
+                state.wroteSinceHeartbeat = false
+            } else if state.bufferedBytes == 0 {
+                state.chunks.append(configuration.heartbeat)
+                state.bufferedBytes = configuration.heartbeat.count
+                state.control?.resume()
             }
-            if !keepGoing { return }
+            return true
         }
     }
 

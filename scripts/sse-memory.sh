@@ -1,0 +1,93 @@
+#!/bin/sh
+# The gateway's memory around many idle Server-Sent-Events streams, measured
+# by hand (make bench has the same phase; this one adds the minute after the
+# streams close and a private-dirty breakdown).
+#
+#   scripts/sse-memory.sh [CLIENTS] [SETTLE_SECONDS]
+#
+# Starts a private dbus-daemon, the release bluez-sim and the release
+# gateway (swift build -c release --product blegateway / bluez-sim first),
+# holds CLIENTS (1000) streams on /v1/events with Benchmarks' sse-load
+# (compiled here with cc), and prints the gateway's RSS: idle, with the
+# streams, at once after they closed, and SETTLE_SECONDS (60) later.
+# Set GATEWAY_ARGS for extra `serve` options, GATEWAY or SIM for other
+# binaries; KEEP=1 keeps the work dir.
+set -eu
+cd "$(dirname "$0")/.."
+clients=${1:-1000}
+settle=${2:-60}
+work=$(mktemp -d)
+pids=""
+cleanup() {
+    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+cc -O2 -o "$work/sse-load" Benchmarks/Sources/sse-load/main.c
+cat >"$work/bus.conf" <<EOF
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$work/socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/><allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
+  </policy>
+</busconfig>
+EOF
+dbus-daemon --nofork --config-file="$work/bus.conf" --print-address=1 >"$work/address" 2>"$work/bus.log" &
+pids="$pids $!"
+while [ ! -s "$work/address" ]; do sleep 0.05; done
+address=$(head -1 "$work/address")
+"${SIM:-.build/release/bluez-sim}" --bus "$address" >"$work/sim.log" 2>&1 &
+pids="$pids $!"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# shellcheck disable=SC2086
+"${GATEWAY:-.build/release/blegateway}" serve --bus "$address" --listen "127.0.0.1:$port" --log-level warning \
+    --max-connections 4096 --max-connections-per-client 0 ${GATEWAY_ARGS:-} >"$work/gateway.log" 2>&1 &
+gateway=$!
+pids="$gateway $pids"
+until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do sleep 0.05; done
+
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$gateway/status"; }
+breakdown() {
+    # Resident and private dirty memory by mapping: the binary, libraries,
+    # the heap and anonymous maps (malloc arenas, pools, stacks).
+    awk '/^[0-9a-f]+-[0-9a-f]+ / { name = ($6 == "") ? "[anon]" : $6 }
+         /^Rss:/ { rss[name] += $2 }
+         /^Private_Dirty:/ { dirty[name] += $2 }
+         END { for (n in rss) if (rss[n] >= 512) printf "    %8d KiB resident, %8d KiB private dirty  %s\n", rss[n], dirty[n], n }' \
+        "/proc/$gateway/smaps" | sort -n -r | head -8
+    echo "    threads: $(ls "/proc/$gateway/task" | wc -l)"
+}
+
+sleep 2
+idle=$(rss)
+echo "idle: $idle KiB"
+breakdown
+mkfifo "$work/hold"
+"$work/sse-load" hold --port "$port" --path /v1/events --clients "$clients" <"$work/hold" >"$work/load.out" 2>&1 &
+load=$!
+pids="$load $pids"
+exec 3>"$work/hold"
+until grep -q ready "$work/load.out"; do sleep 0.1; done
+sleep 3
+with=$(rss)
+echo "with $clients streams: $with KiB ($(( (with - idle) * 1024 / clients )) bytes a stream)"
+breakdown
+exec 3>&-
+wait "$load" || true
+sleep 3
+closed=$(rss)
+echo "3 s after they closed: $closed KiB"
+sleep "$settle"
+after=$(rss)
+echo "$settle s later: $after KiB ($(awk "BEGIN { printf \"%.2f\", $after / $idle }")x idle)"
+breakdown
+if [ "${TRIM:-0}" = 1 ]; then
+    # Diagnosis: how much of what stayed is free memory malloc kept.
+    gdb -p "$gateway" -batch -ex 'call (int)malloc_trim(0)' >/dev/null 2>&1
+    echo "after malloc_trim(0): $(rss) KiB"
+fi
