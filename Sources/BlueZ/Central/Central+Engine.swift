@@ -152,9 +152,9 @@ extension Central {
         emit(.availability(availability), in: state)
     }
 
-    /// Yields an event to every consumer of `events()`.
+    /// Yields an event to every consumer of `events()` whose filter passes it.
     func emit(_ event: CentralEvent, in state: CentralState) {
-        for sink in state.eventSinks.values { sink.yield(event) }
+        for sink in state.eventSinks.values where sink.filter.passes(event) { sink.continuation.yield(event) }
     }
 
     /// Does what was decided under the lock.

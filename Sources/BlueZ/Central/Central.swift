@@ -173,7 +173,7 @@ public final class Central: Sendable {
                     effects.finishSubscribers.append((subscriber, BlueZError(.cancelled, "the central stopped")))
                 }
             }
-            effects.finishEvents = Array(state.eventSinks.values)
+            effects.finishEvents = state.eventSinks.values.map(\.continuation)
             for waiter in state.waiters.values {
                 waiter.promise.resolve(.failure(BlueZError(.cancelled, "the central stopped")))
             }
@@ -189,15 +189,16 @@ public final class Central: Sendable {
         for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
     }
 
-    /// A stream of everything that happens, for as long as it is consumed.
-    /// A consumer more than `bufferSize` events behind loses the oldest.
-    public func events(bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
+    /// A stream of everything that happens (or what `filter` passes), for
+    /// as long as it is consumed. A consumer more than `bufferSize` events
+    /// behind loses the oldest.
+    public func events(_ filter: CentralEventFilter = .all, bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: CentralEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
         let id = state.withLock { state -> UInt64? in
             guard !state.stopped else { return nil }
             let id = state.makeID()
-            state.eventSinks[id] = continuation
+            state.eventSinks[id] = EventSink(continuation: continuation, filter: filter)
             return id
         }
         guard let id else {

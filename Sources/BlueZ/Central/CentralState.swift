@@ -28,7 +28,7 @@ struct CentralState {
     var stopped = false
     var nextID: UInt64 = 1
 
-    var eventSinks: [UInt64: AsyncStream<CentralEvent>.Continuation] = [:]
+    var eventSinks: [UInt64: EventSink] = [:]
     var sessions: [UInt64: SessionRecord] = [:]
     /// Our discovery on each adapter (by adapter path).
     var scanning: [ObjectPath: ScanState] = [:]
@@ -187,4 +187,10 @@ struct Effects {
         finishSessions.isEmpty && finishSubscribers.isEmpty && finishEvents.isEmpty && reconcile.isEmpty
             && resubscribe.isEmpty
     }
+}
+
+/// A consumer of `Central.events(_:)`: its stream and what it is given.
+struct EventSink {
+    let continuation: AsyncStream<CentralEvent>.Continuation
+    let filter: CentralEventFilter
 }
