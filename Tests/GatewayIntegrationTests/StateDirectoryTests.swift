@@ -77,6 +77,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: directory), "removed on exit")
     }
 
+    /// `--no-state`: no store is opened, kept connections and standing
+    /// subscriptions work in memory, and `--state-dir` beside it is refused.
+    @Test func noStateKeepsEverythingInMemory() async throws {
+        let process = try ChildProcess(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--no-state", "--listen", "127.0.0.1:0", "--log-level", "debug"],
+            environment: ["BLEGATEWAY_STATE_DIR": "/nonexistent/never-made"])
+        defer { process.kill() }
+        let port = try #require(await GatewayUnderTest.waitForPort(process)?.1, "\(process.standardError)")
+        await GatewayUnderTest.waitUntilHandlingSignals(process)
+        #expect(process.standardError.contains("no state store"), "\(process.standardError.suffix(1500))")
+        #expect(!process.standardError.contains("blegateway.sqlite"))
+        let curl = try await run([
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json",
+            "--data", #"{"device":"C4:7C:8D:6A:3E:01","characteristic":"2a37"}"#, "http://127.0.0.1:\(port)/v1/subscriptions",
+        ])
+        #expect(curl.output == "201", "\(curl.output) \(curl.error)")
+        process.signal(SIGTERM)
+        #expect(await process.wait(timeout: .seconds(20)) == 0, "\(process.standardError.suffix(2000))")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-made"))
+
+        let both = try ChildProcess([GatewayUnderTest.executable, "serve", "--simulate", "--no-state", "--state-dir", "/tmp/x"])
+        #expect(await both.wait(timeout: .seconds(20)) == 64, "\(both.standardError)")
+        #expect(both.standardError.contains("--no-state and --state-dir exclude each other"), "\(both.standardError)")
+    }
+
     /// The store becomes unwritable while the gateway runs: every write of
     /// its file fails, as on a full disk (here a file-size limit of 0 set
     /// on the running gateway with prlimit, which the gateway meets as
