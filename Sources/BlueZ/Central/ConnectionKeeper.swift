@@ -258,6 +258,10 @@ public final class ConnectionKeeper: Sendable {
                 try await central.connect(address, adapter: adapter, timeout: policy.connectTimeout)
             } catch {
                 if Task.isCancelled { return }
+                // The adapter or BlueZ went away under the attempt (bluetoothd
+                // drops the links before it says it powers off or exits):
+                // not the device's failure; wait for them above.
+                if central.adapterState(adapter) != .poweredOn { continue }
                 failed += 1
                 reason = error.code.rawValue
                 update(key) {
