@@ -201,6 +201,7 @@ final class Bench {
         if options.wants("memory") { try churn() }
         gateway?.stop()
         gateway = nil
+        if options.wants("state") { try stateStore() }
         responder?.stop()
         responder = nil
         daemon.stop()
