@@ -636,7 +636,9 @@ paths:
         From now on the gateway connects to the device whenever it can be
         reached and reconnects after every loss (link loss, out of range,
         bluetoothd restarting, the bus lost, the adapter powered off), with
-        backoff (0.5 s doubling up to 10 s), also across its own restarts:
+        backoff (0.5 s doubling up to 10 s; while bluetoothd is away or the
+        adapter is off it waits for them, trying nothing, so such an outage
+        uses up no attempts), also across its own restarts:
         it is stored in the state directory before the answer. Each step is
         an event on `/v1/events` (`reconnecting`, `kept-connected`,
         `given-up`). SIGTERM leaves a kept device connected; only `DELETE`
@@ -669,6 +671,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "500": { $ref: "#/components/responses/StateStoreFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
     get:
       tags: [devices]
@@ -696,6 +699,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "500": { $ref: "#/components/responses/StateStoreFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
   /v1/kept-connections:
     get:
@@ -1001,6 +1005,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "500": { $ref: "#/components/responses/StateStoreFailed" }
         "503": { $ref: "#/components/responses/Unavailable" }
     get:
       tags: [gatt]
@@ -1043,6 +1048,7 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
+        "500": { $ref: "#/components/responses/StateStoreFailed" }
 
   /v1/events:
     get:
@@ -1687,6 +1693,21 @@ components:
             detail: "Operation failed with ATT error: 0x80"
             dbus_error: org.bluez.Error.Failed
             att_error: 128
+    StateStoreFailed:
+      description: |
+        The state store (`--state-dir`) could not save the change (the disk
+        is full, the file or its directory became unwritable, ...): nothing
+        was changed. `detail` names the file and what to do; the gateway
+        goes on serving, and the request can be made again once the cause
+        is fixed.
+      content:
+        application/problem+json:
+          schema: { $ref: "#/components/schemas/Problem" }
+          example:
+            type: urn:blegateway:problem:state-store-failed
+            title: The gateway's state store cannot save the change
+            status: 500
+            detail: "nothing was changed: the state store /var/lib/blegateway/blegateway.sqlite cannot grow: the disk is full (database or disk is full). Free some space."
     Unavailable:
       description: |
         The adapter is off or missing (`adapter-unavailable`), or BlueZ is

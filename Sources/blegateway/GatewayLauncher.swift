@@ -24,12 +24,16 @@ enum GatewayLauncher {
     static func services(_ settings: Settings, logger: Logger) async throws(StartupError) -> [any Service] {
         // A client that leaves mid-write must not kill the process.
         signal(SIGPIPE, SIG_IGN)
-        let state = try openStore(settings, logger: logger)
+        // Nor a file-size limit (ulimit -f) the state store reaches: its
+        // write then fails (EFBIG), which the store reports like a full disk.
+        signal(SIGXFSZ, SIG_IGN)
+        let state = settings.keepsState ? try openStore(settings, logger: logger) : nil
+        if state == nil { logger.info("no state store (--no-state): nothing is kept across restarts") }
         let simulation: SimulationService?
         do {
             simulation = try await startSimulation(settings, logger: logger)
         } catch {
-            await state.abandon()
+            await state?.abandon()
             throw error
         }
         let busAddress = simulation.map { BusAddress.address($0.daemon.address) } ?? settings.bus
@@ -38,7 +42,7 @@ enum GatewayLauncher {
             connection = try await Connection.connect(to: busAddress)
         } catch {
             await simulation?.stop()
-            await state.abandon()
+            await state?.abandon()
             throw StartupError(
                 """
                 cannot connect to the \(busAddress) (\(error)). Is D-Bus running? In a container, mount the host's \
@@ -59,7 +63,7 @@ enum GatewayLauncher {
         } catch {
             connection.close()
             await simulation?.stop()
-            await state.abandon()
+            await state?.abandon()
             throw StartupError("cannot read BlueZ's objects: \(error)")
         }
         reportBluetooth(central, settings: settings, logger: logger)
@@ -70,7 +74,7 @@ enum GatewayLauncher {
             heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
         configuration.pairingRequestTimeout = settings.pairingRequestTimeout
         configuration.presenceTimeout = settings.presenceTimeout
-        let gateway = Gateway(central: central, configuration: configuration, store: state.store, logger: logger)
+        let gateway = Gateway(central: central, configuration: configuration, store: state?.store, logger: logger)
         gateway.start()
         do {
             let restored = try await gateway.restoreKeptConnections()
@@ -87,7 +91,7 @@ enum GatewayLauncher {
             await central.stop()
             connection.close()
             await simulation?.stop()
-            await state.abandon()
+            await state?.abandon()
             throw StartupError("the state store cannot be read: \(error.message)")
         }
         let agent = PairingAgent(
@@ -111,12 +115,12 @@ enum GatewayLauncher {
             await central.stop()
             connection.close()
             await simulation?.stop()
-            await state.abandon()
+            await state?.abandon()
             throw error
         }
         let supervisor = BusSupervisor(address: busAddress, connection: connection)
         // Started in this order, stopped in the reverse.
-        var services: [any Service] = [state]
+        var services: [any Service] = state.map { [$0] } ?? []
         if let simulation { services.append(simulation) }
         services += [
             BusService(supervisor: supervisor, central: central, logger: logger),

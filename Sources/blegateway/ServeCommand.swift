@@ -114,6 +114,16 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "path"))
     var stateDirectory: String?
 
+    @Flag(
+        name: .customLong("no-state"),
+        help: ArgumentHelp(
+            "Keep no state on disk.",
+            discussion: """
+                Kept connections, standing subscriptions and the event log live in memory only and end with \
+                the process; nothing is written to disk (a read-only root, or an SD card to spare).
+                """))
+    var noState = false
+
     @Option(
         name: .customLong("heartbeat-interval"),
         help: ArgumentHelp(

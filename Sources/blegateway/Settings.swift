@@ -33,6 +33,8 @@ struct Settings {
     /// Where the state store lives; nil: a fresh temporary directory
     /// (`--simulate` without `--state-dir`).
     var stateDirectory: String?
+    /// `--no-state`: no store at all; everything lives in memory only.
+    var keepsState = true
 
     /// The state directory when neither `--state-dir` nor the environment
     /// names one and the gateway runs on bluetoothd.
@@ -87,7 +89,12 @@ struct Settings {
         if let directory = stateDirectory, directory.isEmpty {
             throw ValidationError("--state-dir must name a directory")
         }
-        if stateDirectory == nil, simulate == nil { stateDirectory = Self.defaultStateDirectory }
+        if command.noState {
+            if command.stateDirectory != nil { throw ValidationError("--no-state and --state-dir exclude each other") }
+            keepsState = false
+            stateDirectory = nil
+        }
+        if stateDirectory == nil, simulate == nil, keepsState { stateDirectory = Self.defaultStateDirectory }
         replayBuffer = command.replayBuffer
         heartbeatInterval = .milliseconds(Int(command.heartbeatInterval * 1000))
         maxConnections = command.maxConnections

@@ -76,4 +76,80 @@ import Testing
         #expect(status == 0, "\(process.standardError.suffix(2000))")
         #expect(!FileManager.default.fileExists(atPath: directory), "removed on exit")
     }
+
+    /// `--no-state`: no store is opened, kept connections and standing
+    /// subscriptions work in memory, and `--state-dir` beside it is refused.
+    @Test func noStateKeepsEverythingInMemory() async throws {
+        let process = try ChildProcess(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--no-state", "--listen", "127.0.0.1:0", "--log-level", "debug"],
+            environment: ["BLEGATEWAY_STATE_DIR": "/nonexistent/never-made"])
+        defer { process.kill() }
+        let port = try #require(await GatewayUnderTest.waitForPort(process)?.1, "\(process.standardError)")
+        await GatewayUnderTest.waitUntilHandlingSignals(process)
+        #expect(process.standardError.contains("no state store"), "\(process.standardError.suffix(1500))")
+        #expect(!process.standardError.contains("blegateway.sqlite"))
+        let curl = try await run([
+            "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json",
+            "--data", #"{"device":"C4:7C:8D:6A:3E:01","characteristic":"2a37"}"#, "http://127.0.0.1:\(port)/v1/subscriptions",
+        ])
+        #expect(curl.output == "201", "\(curl.output) \(curl.error)")
+        process.signal(SIGTERM)
+        #expect(await process.wait(timeout: .seconds(20)) == 0, "\(process.standardError.suffix(2000))")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/never-made"))
+
+        let both = try ChildProcess([GatewayUnderTest.executable, "serve", "--simulate", "--no-state", "--state-dir", "/tmp/x"])
+        #expect(await both.wait(timeout: .seconds(20)) == 64, "\(both.standardError)")
+        #expect(both.standardError.contains("--no-state and --state-dir exclude each other"), "\(both.standardError)")
+    }
+
+    /// The store becomes unwritable while the gateway runs: every write of
+    /// its file fails, as on a full disk (here a file-size limit of 0 set
+    /// on the running gateway with prlimit, which the gateway meets as
+    /// EFBIG). The routes that change kept connections and standing
+    /// subscriptions answer a 500 `state-store-failed` problem naming the
+    /// file, and change nothing; the rest of the API goes on; once the
+    /// store can be written again, so can they.
+    @Test func aStoreThatCannotBeWrittenAfterTheStartAnswersAProblemAndChangesNothing() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        let device = "/v1/devices/\(TestScenario.strap)"
+        let subscription = #"{"device":"\#(TestScenario.strap)","characteristic":"2a37","mode":"notify"}"#
+        let created = try await gateway.request("POST", "/v1/subscriptions", json: subscription)
+        #expect(created.status == 201, "\(created)")
+        let id = try #require(created.object["id"] as? Int)
+
+        func limitFileSize(_ limit: String) async throws {
+            let result = try await run(["prlimit", "--pid", "\(gateway.process.pid)", "--fsize=\(limit):"])
+            #expect(result.status == 0, "prlimit: \(result.error)")
+        }
+        try await limitFileSize("0")
+        func expectStoreProblem(_ answer: HTTPAnswer, _ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(answer.status == 500, "\(answer)", sourceLocation: sourceLocation)
+            #expect(answer.contentType == "application/problem+json", "\(answer)", sourceLocation: sourceLocation)
+            #expect(answer.object["type"] as? String == "urn:blegateway:problem:state-store-failed", "\(answer)", sourceLocation: sourceLocation)
+            #expect(answer.object["title"] as? String == "The gateway's state store cannot save the change", sourceLocation: sourceLocation)
+            #expect(answer.object["instance"] as? String == path, "\(answer)", sourceLocation: sourceLocation)
+            let detail = answer.object["detail"] as? String ?? ""
+            #expect(detail.contains(gateway.stateDirectory + "/blegateway.sqlite"), "names the file: \(detail)", sourceLocation: sourceLocation)
+        }
+        let keep = try await gateway.request("PUT", device + "/keep")
+        expectStoreProblem(keep, device + "/keep")
+        #expect(try await gateway.get(device + "/keep").status == 404, "not kept")
+        #expect(try await gateway.get("/v1/kept-connections").array.isEmpty)
+        let another = try await gateway.request(
+            "POST", "/v1/subscriptions", json: #"{"device":"\#(TestScenario.strap)","characteristic":"2a19"}"#)
+        expectStoreProblem(another, "/v1/subscriptions")
+        let removal = try await gateway.request("DELETE", "/v1/subscriptions/\(id)")
+        expectStoreProblem(removal, "/v1/subscriptions/\(id)")
+        #expect(try await gateway.get("/v1/subscriptions").array.compactMap { $0["id"] as? Int } == [id], "nothing changed")
+        let problems = try await SpecValidator.problems([("Problem", keep.text), ("Problem", another.text), ("Problem", removal.text)])
+        #expect(problems.isEmpty, "\(problems)")
+        #expect(try await gateway.get("/v1/adapters").status == 200, "the rest of the API goes on")
+
+        // Writable again: the same requests succeed.
+        try await limitFileSize("unlimited")
+        #expect(try await gateway.request("PUT", device + "/keep").status == 201)
+        #expect(try await gateway.request("DELETE", "/v1/subscriptions/\(id)").status == 204)
+        #expect(try await gateway.request("DELETE", device + "/keep").status == 204)
+        #expect(await gateway.stop() == 0, "\(gateway.process.standardError.suffix(1500))")
+    }
 }

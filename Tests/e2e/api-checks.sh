@@ -384,6 +384,129 @@ else
     fail scan-stops "hci0 still discovering 30 s after the scan streams closed"
 fi
 
+# -------------------------------------------------------------- unattended --
+# The device kept connected and a standing subscription on its Heart Rate
+# Measurement, with no client streaming it; then bluetoothd restarted, and
+# the gateway killed with SIGKILL and started again on its state directory.
+# Each time the gateway reconnects and resubscribes by itself, which its API
+# shows: the kept connection's state, and /v1/events (reconnecting, then
+# kept-connected, then Heart Rate values again). Only the guest can cause
+# these faults: Tests/e2e/guest-gateway.sh does it when asked (E2E_FAULTS=1).
+FAULT_N=0
+# fault NAME: asks the guest for a fault and waits for it to be done; false
+# (and the guest's explanation in FAULT_WHY) when it could not be.
+fault() {
+    FAULT_N=$((FAULT_N + 1))
+    local control=$E2E_RUN/control deadline=$(($(date +%s) + 90))
+    echo "$1" > "$control/request-$FAULT_N.tmp" && mv "$control/request-$FAULT_N.tmp" "$control/request-$FAULT_N"
+    until [ -e "$control/done-$FAULT_N" ]; do
+        [ "$(date +%s)" -ge "$deadline" ] && { FAULT_WHY="no answer from the guest in 90 s"; return 1; }
+        sleep 0.2
+    done
+    FAULT_WHY=$(cat "$control/done-$FAULT_N")
+    [ "$FAULT_WHY" = ok ]
+}
+# count_events NAME TYPE JQ-SELECT: how many TYPE events of the stream pass it.
+count_events() { events "$1" "$2" | jq -c "select($3)" 2> /dev/null | grep -c . ; }
+# ids NAME: the ids of a stream's complete events, in order.
+ids() { awk '/^id: / { id = substr($0, 5) } /^$/ { if (id != "") print id; id = "" }' "$OUT/$1.sse" 2> /dev/null; }
+is_hrm_value='.address == "'$PERIPHERAL'" and .characteristic == "'$(u16 2a37)'"'
+# values_after NAME TYPE-BEFORE N: Heart Rate values on the stream after its
+# Nth TYPE-BEFORE event.
+values_after() {
+    awk -v type="$2" -v n="$3" '
+        /^event: / { ev = substr($0, 8) }
+        /^data: /  { data = substr($0, 7) }
+        /^$/       { if (ev == type) seen++; else if (seen >= n && ev == "characteristic-value") print data; ev = ""; data = "" }
+    ' "$OUT/$1.sse" 2> /dev/null | jq -c "select($is_hrm_value)" 2> /dev/null | grep -c .
+}
+# wait_until SECONDS CMD...: polls CMD every 0.3 s.
+wait_until() {
+    local deadline=$(($(date +%s) + $1))
+    shift
+    until "$@"; do
+        [ "$(date +%s)" -ge "$deadline" ] && return 1
+        sleep 0.3
+    done
+}
+kept_status() { http keep-state GET "$DEV/keep" && jqb ".status == \"$1\""; }
+
+if [ "${E2E_FAULTS:-0}" != 1 ] || [ -z "${E2E_RUN:-}" ]; then
+    echo "(the unattended steps need the guest to cause faults: Tests/e2e/run.sh runs them in the VM)"
+else
+    stream unattended "$BASE/v1/events?device=$PERIPHERAL"
+    UNATTENDED=$STREAM_PID
+    stream_open unattended 10 || true
+    t=$(date +%s%N)
+    # Not connected (disconnect-again above): keeping connects it.
+    http keep PUT "$DEV/keep"
+    check keep "201, $(jq -r .status <<< "$BODY" 2> /dev/null)" "$(why)" [ "$STATUS" = 201 ]
+    check kept-connected "in $(elapsed "$t")" "no kept-connected event in 60 s" \
+        wait_events unattended kept-connected ".address == \"$PERIPHERAL\"" 1 60
+    http subscribe POST "$BASE/v1/subscriptions" "{\"device\":\"$PERIPHERAL\",\"characteristic\":\"2a37\",\"mode\":\"notify\"}"
+    SUBSCRIPTION=$(jq -r '.id // empty' <<< "$BODY" 2> /dev/null)
+    check standing-subscription "id $SUBSCRIPTION" "$(why)" [ "$STATUS" = 201 ]
+    check standing-values "Heart Rate values on /v1/events with no client streaming them" \
+        "fewer than 3 Heart Rate values in 30 s" wait_events unattended characteristic-value "$is_hrm_value" 3 30
+
+    # bluetoothd stopped (SIGTERM: it drops the link and forgets every
+    # client's notification sessions) and started again.
+    t=$(date +%s%N)
+    if fault restart-bluetoothd; then
+        pass bluetoothd-restarted "in $(elapsed "$t")"
+        check keeper-reconnecting "reconnecting after the restart" "no reconnecting event (reason other than kept) in 60 s" \
+            wait_events unattended reconnecting '.reason != "kept"' 1 60
+        check keeper-reconnected "kept-connected again, $(elapsed "$t") after the restart began" "no second kept-connected in 120 s" \
+            wait_events unattended kept-connected ".address == \"$PERIPHERAL\"" 2 120
+        check keep-state-connected "GET $DEV/keep: connected" "$(why)" wait_until 30 kept_status connected
+        check resubscribed "Heart Rate values again after the reconnect" "fewer than 3 values after the second kept-connected in 60 s" \
+            wait_until 60 eval '[ "$(values_after unattended kept-connected 2)" -ge 3 ]'
+        http subscription-state GET "$BASE/v1/subscriptions/$SUBSCRIPTION"
+        check subscription-active "standing subscription $SUBSCRIPTION active" "$(why)" jqb '.status == "active"'
+    else
+        fail bluetoothd-restarted "$FAULT_WHY"
+    fi
+
+    # SIGKILL: the gateway restores the kept connection and the standing
+    # subscription from its state directory, and its event ids go on.
+    last_id=$(ids unattended | tail -1)
+    close_stream "$UNATTENDED"
+    t=$(date +%s%N)
+    if fault kill-gateway; then
+        pass gateway-killed "SIGKILL and started again in $(elapsed "$t")"
+        wait_until 30 eval 'http health-after-kill GET "$BASE/health"; [ "$STATUS" = 200 ]'
+        http kept-after-kill GET "$BASE/v1/kept-connections"
+        check keep-restored "GET /v1/kept-connections lists $PERIPHERAL" "$(why)" \
+            jqb "map(select(.address == \"$PERIPHERAL\")) | length == 1"
+        http subscriptions-after-kill GET "$BASE/v1/subscriptions"
+        check subscription-restored "GET /v1/subscriptions lists $SUBSCRIPTION" "$(why)" \
+            jqb "map(select(.id == ${SUBSCRIPTION:-0})) | length == 1"
+        stream restored "$BASE/v1/events?device=$PERIPHERAL"
+        check restored-values "Heart Rate values after the restart" "fewer than 3 values in 90 s" \
+            wait_events restored characteristic-value "$is_hrm_value" 3 90
+        first_new=$(ids restored | head -1)
+        ids_continue() { [ -n "$first_new" ] && [ -n "$last_id" ] && [ "$first_new" -gt "$last_id" ]; }
+        check event-ids-continue "first id $first_new after $last_id" "first id '$first_new' after the kill, last before '$last_id'" \
+            ids_continue
+        check keep-state-after-kill "connected" "$(why)" wait_until 60 kept_status connected
+        close_stream "$STREAM_PID"
+    else
+        fail gateway-killed "$FAULT_WHY"
+    fi
+    # The kill ended the stream of everything the gateway publishes about
+    # the peripheral: the steps below follow a new one.
+    close_stream "$EVENTS_PID"
+    stream events "$BASE/v1/events?device=$PERIPHERAL"
+    EVENTS_PID=$STREAM_PID
+    http unsubscribe DELETE "$BASE/v1/subscriptions/$SUBSCRIPTION"
+    check unsubscribe "204" "$(why)" [ "$STATUS" = 204 ]
+    http unkeep DELETE "$DEV/keep"
+    check unkeep "204" "$(why)" [ "$STATUS" = 204 ]
+    # Released, the device stays connected: the pairing steps start from a
+    # disconnected device.
+    http unkept-disconnect POST "$DEV/disconnect"
+fi
+
 # ---------------------------------------------------------------- pairing --
 # The gateway's agent is NoInputNoOutput (Just Works) and bluetoothd's
 # default agent. One bluetoothd serves both adapters, so it asks that agent

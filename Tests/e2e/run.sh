@@ -8,7 +8,7 @@
 # which prints one PASS or FAIL line per step. Exit status: 0 when every step
 # passed, 1 when one failed, 2 when the rig could not run.
 #
-#   Tests/e2e/run.sh              the real stack in the VM (root; 2 to 4 min)
+#   Tests/e2e/run.sh              the real stack in the VM (root; 3 to 6 min)
 #   Tests/e2e/run.sh --simulate   the same checks against the built-in
 #                                 simulator (Tests/e2e/example-peripheral.yaml)
 #   Tests/e2e/run.sh --container  the same checks against the image
@@ -100,17 +100,19 @@ else
     # In the guest the gateway listens on every interface of the guest, which
     # is reachable only through the rig's forwarded port on 127.0.0.1.
     # The guest's root is read-only; its /tmp is a fresh tmpfs each run.
-    guest_cmd="exec $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug --state-dir /tmp/blegateway-state"
-    rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "$(printf '%q' "$CHECKS")")
+    # Tests/e2e/guest-gateway.sh runs the gateway and restarts bluetoothd or
+    # kills the gateway when the checks ask (E2E_FAULTS=1 tells them they can).
+    guest_cmd="exec $(printf '%q' "$ROOT/Tests/e2e/guest-gateway.sh") $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug --state-dir /tmp/blegateway-state"
+    rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "E2E_FAULTS=1 $(printf '%q' "$CHECKS")")
 fi
-# --hold bounds the checks (about a minute; up to 3 on a loaded machine),
+# --hold bounds the checks (about two minutes; up to 4 on a loaded machine),
 # --timeout the whole run, boot and package installation included. A guest
 # kernel that did not boot (under software emulation on a busy host it can
 # panic setting up its timer before any of our code runs) is booted once
 # more; a check that fails is never retried.
 for attempt in 1 2; do
     status=0
-    "${as_root[@]}" "$RIG" --quiet --no-checker "${rig_args[@]}" --hold 200 --timeout 290 2>&1 | tee "$output" || status=$?
+    "${as_root[@]}" "$RIG" --quiet --no-checker "${rig_args[@]}" --hold 300 --timeout 400 2>&1 | tee "$output" || status=$?
     if [ "$status" = 2 ] && [ "$attempt" = 1 ] && grep -q "guest did not boot" "$output"; then
         echo "e2e: the guest did not boot; booting it once more"
         continue

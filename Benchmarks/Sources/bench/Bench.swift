@@ -116,7 +116,10 @@ final class Bench {
         let child = try Child(
             "blegateway",
             [gatewayBinary, "serve", "--bus", address, "--listen", "127.0.0.1:\(port)", "--log-level", "warning",
-             "--max-connections", "4096", "--max-connections-per-client", "0"],
+             "--max-connections", "4096", "--max-connections-per-client", "0",
+             // A state directory of the run's own: never the machine's
+             // /var/lib/blegateway, which another gateway may hold.
+             "--state-dir", options.out + "/state-\(tag)"],
             cpu: gatewayCPU, log: logs + "/gateway-\(tag).log")
         let deadline = Clock.seconds() + 20
         while Clock.seconds() < deadline {
@@ -201,6 +204,7 @@ final class Bench {
         if options.wants("memory") { try churn() }
         gateway?.stop()
         gateway = nil
+        if options.wants("state") { try stateStore() }
         responder?.stop()
         responder = nil
         daemon.stop()

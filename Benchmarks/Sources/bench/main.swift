@@ -8,7 +8,7 @@ import Glibc
 //
 //   bench [--root DIR] [--out DIR] [--duration S] [--churn-seconds S]
 //         [--advertisers N] [--advertising-interval S] [--fanout 10,100,1000]
-//         [--only startup,economy,rest,notify,fanout,memory,scan] [--quiet-wait S]
+//         [--only startup,economy,rest,notify,fanout,memory,scan,state] [--quiet-wait S]
 //
 // The environment can set BENCH_DURATION and BENCH_CHURN_SECONDS too
 // (`make bench-soak` sets the churn to 600 s).

@@ -123,7 +123,7 @@ extension Central {
     /// from the subscription's cached identity, one yield per subscriber.
     private func deliver(_ value: [UInt8], of path: ObjectPath, in state: CentralState) {
         let record = state.subscriptions[path]
-        guard record != nil || eventBroadcast.subscriberCount > 0 else { return }
+        guard record != nil || eventBroadcast.unfilteredSubscriberCount > 0 else { return }
         let item: CharacteristicValue
         if let record {
             item = CharacteristicValue(

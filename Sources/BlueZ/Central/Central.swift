@@ -190,12 +190,15 @@ public final class Central: Sendable {
         for subscription in subscriptions.withLock({ $0 }) { subscription.cancel() }
     }
 
-    /// A stream of everything that happens, for as long as it is consumed.
-    /// A consumer more than `bufferSize` events behind loses the oldest.
-    public func events(bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
+    /// A stream of everything that happens (or what `filter` passes), for
+    /// as long as it is consumed. A consumer more than `bufferSize` events
+    /// behind loses the oldest.
+    public func events(_ filter: CentralEventFilter = .all, bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
         // Events are yielded under the state lock; `Broadcast` removes a
-        // consumer that leaves without waiting for any lock its yields hold.
-        eventBroadcast.subscribe(bufferSize: bufferSize)
+        // consumer that leaves without waiting for any lock its yields hold,
+        // and checks the filter before it wakes the consumer.
+        if filter.passesValues { return eventBroadcast.subscribe(bufferSize: bufferSize) }
+        return eventBroadcast.subscribe(bufferSize: bufferSize) { @Sendable event in filter.passes(event) }
     }
 
     /// Every signal bluetoothd emits, on one rule and so in one stream:

@@ -4,8 +4,10 @@ import Synchronization
 /// Keeps devices connected, with nobody asking: connects whenever a kept
 /// device can be reached and, after every loss (link loss, the device out
 /// of range, bluetoothd restarting, the bus lost, the adapter powered off),
-/// tries again with backoff until it is connected again. Each step is an
-/// `Event`; it gives up only when told to (`maxAttempts`).
+/// tries again with backoff until it is connected again. While BlueZ is
+/// unreachable or the adapter is off it waits for them instead, without
+/// counting attempts. Each step is an `Event`; it gives up only when told
+/// to (`maxAttempts`).
 ///
 /// A connection attempt is `Central.connect`, which also finds a device
 /// bluetoothd does not list (out of range since bluetoothd started), so an
@@ -179,7 +181,7 @@ public final class ConnectionKeeper: Sendable {
     private func run(key: String, address: BluetoothAddress, adapter: String) async {
         // Followed from before the first attempt, so that a loss right
         // after a connect is not missed.
-        let events = central.events(bufferSize: 256)
+        let events = central.events(.link(of: address, adapter: adapter), bufferSize: 256)
         var changes = events.makeAsyncIterator()
         var failed = 0
         var reason = "kept"
@@ -198,16 +200,32 @@ public final class ConnectionKeeper: Sendable {
                 }
                 guard let lost = await Self.nextLoss(of: address, adapter: adapter, in: &changes) else { return }
                 if !isConnected(address, adapter: adapter) {
-                    reason = lost
+                    // BlueZ going away drops the adapter and the link first:
+                    // its own reason says more.
+                    let availability = central.availability
+                    reason = availability == .available ? lost : availability.name
                     announced = false
                     update(key) {
                         $0.status = .connecting
-                        $0.lastReason = lost
+                        $0.lastReason = reason
                     }
                 }
                 continue
             }
             announced = false
+            // Nothing can connect while BlueZ is unreachable or the adapter
+            // is off: wait for both rather than use up attempts (so that a
+            // bluetoothd restart or a power cycle never gives a device up).
+            if central.adapterState(adapter) != .poweredOn {
+                let availability = central.availability
+                let waitingFor = availability == .available ? "adapter-\(central.adapterState(adapter).rawValue)" : availability.name
+                update(key) {
+                    $0.status = .connecting
+                    $0.lastReason = waitingFor
+                }
+                guard await Self.nextAdapterChange(adapter, in: &changes) else { return }
+                continue
+            }
             let maxAttempts = state.withLock { $0.entries[key]?.device.maxAttempts }
             if let maxAttempts, failed >= maxAttempts {
                 update(key) { $0.status = .givenUp }
@@ -225,6 +243,10 @@ public final class ConnectionKeeper: Sendable {
                 try await central.connect(address, adapter: adapter, timeout: policy.connectTimeout)
             } catch {
                 if Task.isCancelled { return }
+                // The adapter or BlueZ went away under the attempt (bluetoothd
+                // drops the links before it says it powers off or exits):
+                // not the device's failure; wait for them above.
+                if central.adapterState(adapter) != .poweredOn { continue }
                 failed += 1
                 reason = error.code.rawValue
                 update(key) {
@@ -233,6 +255,23 @@ public final class ConnectionKeeper: Sendable {
                 }
             }
         }
+    }
+
+    /// Waits for a change of the adapter's state or of BlueZ's
+    /// availability (the caller looks again: usable, or waiting for
+    /// something else now); false when the central's events end or the
+    /// task is cancelled.
+    private static func nextAdapterChange(
+        _ adapter: String, in changes: inout AsyncStream<CentralEvent>.Iterator
+    ) async -> Bool {
+        while let event = await changes.next() {
+            switch event {
+            case .adapterState(let id, _) where id == adapter: return true
+            case .availability: return true
+            default: continue
+            }
+        }
+        return false
     }
 
     /// Waits for an event that may mean the device lost its link, and

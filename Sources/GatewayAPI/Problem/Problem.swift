@@ -81,6 +81,10 @@ extension Problem.Kind {
         "attribute-refused", title: "The attribute's value cannot serve this offset or length")
     public static let internalError = Self("internal-error", title: "The gateway failed unexpectedly")
     public static let unavailable = Self("unavailable", title: "The gateway is not serving this request")
+    /// The state store (`--state-dir`) could not save a change: the disk is
+    /// full, the file became unwritable, ... Nothing was changed.
+    public static let stateStoreFailed = Self(
+        "state-store-failed", title: "The gateway's state store cannot save the change")
     // Bluetooth.
     public static let notConnected = Self("not-connected", title: "The device is not connected")
     public static let inProgress = Self("in-progress", title: "Another operation is in progress")

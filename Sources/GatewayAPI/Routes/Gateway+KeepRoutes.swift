@@ -9,7 +9,7 @@ extension Gateway {
             let (address, requested) = try deviceTarget(request)
             let body = try JSONBody(request, allowed: ["max_attempts"], optional: true)
             let maxAttempts = try body.int("max_attempts", in: 1...1_000_000)
-            let adapter = try keepAdapter(requested)
+            let adapter = try keptAdapter(address, requested)
             if let store {
                 let options = JSON.object(maxAttempts.map { [("max_attempts", .int($0))] } ?? [])
                 var bytes: [UInt8] = []
@@ -26,7 +26,7 @@ extension Gateway {
         }
         router.get("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
-            let adapter = try keepAdapter(requested)
+            let adapter = try keptAdapter(address, requested)
             guard let kept = keeper.keptDevice(address, adapter: adapter) else {
                 throw Problem(.notFound, status: .notFound, detail: "\(address) on \(adapter) is not kept connected")
             }
@@ -34,7 +34,7 @@ extension Gateway {
         }
         router.delete("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
-            let adapter = try keepAdapter(requested)
+            let adapter = try keptAdapter(address, requested)
             var removed = false
             if let store {
                 do throws(StoreError) {
@@ -54,6 +54,15 @@ extension Gateway {
         }
     }
 
+    /// The adapter of a device named without `?adapter=` on the keep
+    /// routes: the one it is kept on (so that keeping can be seen, changed
+    /// and ended while bluetoothd is away), else as `keepAdapter`.
+    func keptAdapter(_ address: BluetoothAddress, _ requested: String?) throws(Problem) -> String {
+        if let requested { return requested }
+        if let kept = keeper.keptDevices().first(where: { $0.address == address }) { return kept.adapter }
+        return try keepAdapter(nil)
+    }
+
     /// The adapter a kept connection is stored under: the one asked for,
     /// else the gateway's default, else BlueZ's first.
     func keepAdapter(_ requested: String?) throws(Problem) -> String {
@@ -66,8 +75,10 @@ extension Gateway {
         return first
     }
 
+    /// A change the store could not save: a 500 that says why (the
+    /// store's message names the file and the fix), with nothing changed.
     static func storeProblem(_ error: StoreError) -> Problem {
-        Problem(.internalError, status: .internalServerError, detail: "the state store failed: \(error.message)")
+        Problem(.stateStoreFailed, status: .internalServerError, detail: "nothing was changed: \(error.message)")
     }
 
     static func keptJSON(_ kept: ConnectionKeeper.KeptDevice) -> JSON {

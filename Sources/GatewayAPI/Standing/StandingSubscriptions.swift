@@ -108,7 +108,7 @@ final class StandingSubscriptions: Sendable {
         let adapter = subscription.adapter
         // Followed from the start, so that a device becoming ready while
         // an attempt fails is not missed.
-        let changes = central.events(bufferSize: 256)
+        let changes = central.events(.link(of: address, adapter: adapter), bufferSize: 256)
         var iterator = changes.makeAsyncIterator()
         // Removed before this task was even recorded: nothing to hold.
         while !Task.isCancelled, state.withLock({ $0.entries[subscription.id] != nil }) {
