@@ -16,6 +16,22 @@ import Testing
         #expect(secondValues == [1, 2, 3])
     }
 
+    @Test func aFilteredSubscriberGetsOnlyWhatItsFilterPasses() async {
+        let broadcast = Broadcast<Int>()
+        let all = broadcast.subscribe()
+        let even = broadcast.subscribe { $0 % 2 == 0 }
+        #expect(broadcast.subscriberCount == 2 && broadcast.unfilteredSubscriberCount == 1)
+        for value in 1...4 { broadcast.yield(value) }
+        broadcast.finish()
+        var allValues: [Int] = []
+        for await value in all { allValues.append(value) }
+        var evenValues: [Int] = []
+        for await value in even { evenValues.append(value) }
+        #expect(allValues == [1, 2, 3, 4])
+        #expect(evenValues == [2, 4])
+        #expect(broadcast.subscriberCount == 0 && broadcast.unfilteredSubscriberCount == 0)
+    }
+
     @Test func aSubscriberAfterFinishGetsAFinishedStream() async {
         let broadcast = Broadcast<Int>()
         broadcast.finish()
