@@ -144,7 +144,7 @@ extension SimulatorCore {
     }
 
     /// An echo characteristic notifies what was written while notifying.
-    private func echoed(_ device: DeviceState, _ index: Int, _ path: ObjectPath) {
+    func echoed(_ device: DeviceState, _ index: Int, _ path: ObjectPath) {
         guard case .echo = device.characteristics[index].spec.behaviour, device.notifySessions[index] != nil else {
             return
         }
