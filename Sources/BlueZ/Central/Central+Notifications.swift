@@ -72,7 +72,7 @@ extension Central {
         }
         guard let needed else { throw BlueZError(.notConnected, "the subscription ended before notifications started") }
         guard needed else { return }
-        _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
+        try await startBlueZNotify(path, deadline: deadline)
         let stillWanted = state.withLock { state -> Bool in
             guard let record = state.subscriptions[path] else { return false }
             state.subscriptions[path]?.notifying = true
@@ -83,7 +83,7 @@ extension Central {
             return true
         }
         // Every consumer left (or the device went away) meanwhile.
-        if !stillWanted { _ = try? await call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+        if !stillWanted { try? await stopBlueZNotify(path, deadline: deadline) }
     }
 
     /// A consumer left: StopNotify once the last one has.
@@ -105,7 +105,7 @@ extension Central {
                     state.subscriptions[path] = nil
                     return record.notifying
                 }
-                if stop { _ = try await self.call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+                if stop { try await self.stopBlueZNotify(path, deadline: deadline) }
             }
         }
     }

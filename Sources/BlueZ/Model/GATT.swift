@@ -37,6 +37,8 @@ public struct GATTCharacteristic: Sendable, Hashable {
     public var mtu: UInt16?
     /// Whether notifications or indications are on (for any client).
     public var notifying = false
+    /// BlueZ offers `AcquireNotify` (`NotifyAcquired` is present).
+    public var offersAcquireNotify = false
     /// The cached value (`Value`): the last value read or notified.
     public var value: [UInt8]?
     /// In a tree snapshot: the descriptors, by handle.
