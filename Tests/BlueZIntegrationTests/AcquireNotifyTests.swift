@@ -184,6 +184,10 @@ import Testing
         await #expect {
             try await harness.otherClientCall(path, "org.bluez.GattCharacteristic1", "AcquireWrite", [.vardict([:])])
         } throws: { ($0 as? DBusError)?.name.rawValue == "org.bluez.Error.NotPermitted" }
+        // WriteValue waits for the socket to go.
+        await #expect {
+            try await harness.central.write([1], to: .uuid(Self.echo), of: Self.target, type: .command)
+        } throws: { ($0 as? BlueZError)?.dbusName == "org.bluez.Error.NotPermitted" }
         let bytes: [UInt8] = [0xab, 0xcd]
         #expect(bytes.withUnsafeBytes { send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == 2)
         #expect(await eventually { (try? await harness.central.read(.uuid(Self.echo), of: Self.target)) == bytes })

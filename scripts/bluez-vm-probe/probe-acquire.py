@@ -28,8 +28,9 @@ def sync(label, path, method, *args, b=None):
 def describe(fd):
     s = socket.socket(fileno=os.dup(fd))
     kinds = {socket.SOCK_SEQPACKET: 'SOCK_SEQPACKET', socket.SOCK_STREAM: 'SOCK_STREAM', socket.SOCK_DGRAM: 'SOCK_DGRAM'}
-    d = 'family %s type %s nonblocking %s' % (s.family, kinds.get(s.type, s.type), not s.getblocking())
-    s.detach(); return d
+    import fcntl
+    d = 'family %s type %s O_NONBLOCK %s' % (s.family, kinds.get(s.type, s.type), bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK))
+    s.close(); return d
 
 def acquire(label, path, method='AcquireNotify', b=None):
     r = sync(label, path, method, o({}), b=b)
@@ -143,7 +144,7 @@ json.dump(results, open(OUT + '/rates.json', 'w'), indent=1)
 p('--- AcquireNotify held while the device disconnects')
 fd, _ = acquire('hr-acquire', hr)
 call('disconnect', DEV, DV, 'Disconnect')
-if fd is not None: reads(fd, 2, timeout=3); os.close(fd)
+if fd is not None: reads(fd, 6, timeout=3); os.close(fd)
 spin(1)
 p('props', {k: prop(hr, CH, k) for k in ('NotifyAcquired', 'Notifying')})
 p('--- AcquireNotify while disconnected')
