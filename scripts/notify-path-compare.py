@@ -55,12 +55,15 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def children(pid):
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
+def dbus_daemons():
+    pids = set()
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and open(f"/proc/{entry}/comm").read().strip() == "dbus-daemon":
+                pids.add(int(entry))
+        except OSError:
+            pass
+    return pids
 
 
 def wait_for_port(process, log_path, deadline=60):
@@ -81,12 +84,16 @@ def measure(binary, path, rate, duration, directory):
     with open(scenario_path, "w") as f:
         f.write(scenario(rate))
     log_path = os.path.join(directory, f"gateway-{path}-{rate}.log")
+    before = dbus_daemons()
     gateway = subprocess.Popen(
         [binary, "serve", "--simulate", scenario_path, "--listen", "127.0.0.1:0", "--log-level", "notice",
          "--notify-path", path],
         stderr=open(log_path, "w"))
     try:
         http = f"http://127.0.0.1:{wait_for_port(gateway, log_path)}"
+        # The private bus of --simulate (started through a shell, so not a
+        # child): the newest dbus-daemon that appeared meanwhile.
+        bus = sorted(dbus_daemons() - before)[-1:]
         subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/scan", "-H", "Content-Type: application/json",
                         "--data", '{"duration_ms":1000}'], check=True, capture_output=True)
         subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"],
@@ -96,7 +103,6 @@ def measure(binary, path, rate, duration, directory):
             ["curl", "-sN", f"{http}/v1/devices/{DEVICE}/characteristics/{UUID}/notifications"],
             stdout=open(sse_path, "w"))
         time.sleep(1)
-        bus = [pid for pid in children(gateway.pid) if open(f"/proc/{pid}/comm").read().strip() == "dbus-daemon"]
         start_size = os.path.getsize(sse_path)
         start = (cpu_seconds(gateway.pid), sum(cpu_seconds(p) for p in bus))
         time.sleep(duration)

@@ -32,7 +32,8 @@ extension Central {
             guard let characteristic = state.tree.characteristics[path] else { return false }
             return characteristic.properties.contains(.notify) && characteristic.offersAcquireNotify
         }
-        if options.notifyPath == .acquire, acquirable {
+        // A bus reached over TCP cannot carry the socket.
+        if options.notifyPath == .acquire, acquirable, connection.canPassUnixFDs {
             do {
                 let reply = try await call(path, GattCharacteristic1.interface, "AcquireNotify", [.vardict([:])], deadline: deadline)
                 if let fd = reply.first?.unixFD {

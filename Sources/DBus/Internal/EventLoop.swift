@@ -111,6 +111,9 @@ final class EventLoop: @unchecked Sendable {
     var onClose: (@Sendable () -> Void)?
 
     let counters = Counters()
+    /// Whether the connection negotiated Unix fd passing (a Unix socket
+    /// transport; not TCP). Set on the loop thread before `start` returns.
+    let passesUnixFDs = Atomic(false)
 
     init() throws(DBusError) {
         let fd = cdbus_eventfd()
@@ -261,6 +264,7 @@ final class EventLoop: @unchecked Sendable {
         }
         connection = opened
         dbus_connection_set_exit_on_disconnect(opened, 0)
+        passesUnixFDs.store(dbus_connection_can_send_type(opened, CDBUS_TYPE_UNIX_FD) != 0, ordering: .releasing)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
