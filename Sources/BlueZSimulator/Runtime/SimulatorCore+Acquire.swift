@@ -79,12 +79,15 @@ extension SimulatorCore {
             socket.watch = try bus.watch(UnixFD(dup(ours))) { event, fd in
                 switch event {
                 case .readable:
-                    // bluetoothd reads into 512 bytes: a longer packet is cut.
+                    // bluetoothd reads into 512 bytes; in the VM rig no
+                    // longer packet reached the peripheral, so none does here.
                     var buffer = [UInt8](repeating: 0, count: 512)
                     while true {
-                        let count = buffer.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, 512, Int32(MSG_DONTWAIT)) }
+                        let count = buffer.withUnsafeMutableBytes {
+                            recv(fd.rawValue, $0.baseAddress, 512, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC))
+                        }
                         guard count > 0 else { break }
-                        continuation.yield(Array(buffer[..<count]))
+                        if count <= 512 { continuation.yield(Array(buffer[..<count])) }
                     }
                 case .hangup, .connectionClosed:
                     continuation.finish()
