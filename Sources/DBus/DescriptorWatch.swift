@@ -45,7 +45,9 @@ extension Connection {
     /// with the connection's messages.
     ///
     /// The watch takes the descriptor over: it is closed when the watch ends
-    /// (`cancel()`, a hang-up, or the connection closing). `handler` runs on
+    /// (`cancel()`, a hang-up, or the connection closing). Pass a plain
+    /// descriptor, not one made with `UnixFD.transferring` (that one has an
+    /// owner of its own). `handler` runs on
     /// the loop thread with the event and the descriptor; it must not block.
     /// Throws `.disconnected` (and closes `fd`) when the connection is closed.
     public func watch(
