@@ -127,6 +127,43 @@ import Testing
         close(received.rawValue)
         #expect(peerHungUp(ours))
     }
+
+    /// The reply comes after the caller gave up: nobody takes its
+    /// descriptor, so the connection closes it and the server's end of the
+    /// pair sees the hang-up (bluetoothd then drops an AcquireNotify socket).
+    @Test func aLateReplysDescriptorIsClosed() async throws {
+        let bus = try TestBus()
+        let server = try await bus.connect()
+        let client = try await bus.connect()
+        defer {
+            client.close()
+            server.close()
+        }
+        let kept = Mutex<Int32>(-1)
+        try server.objects.add(
+            ExportedInterface(
+                "org.example.Sockets",
+                methods: [
+                    .init("OpenSlowly", outputs: [.init("fd", .unixFD)]) { _ in
+                        var fds: [Int32] = [-1, -1]
+                        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+                        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw DBusError(.failed, "socketpair") }
+                        kept.withLock { $0 = fds[0] }
+                        try? await Task.sleep(for: .milliseconds(500))
+                        return [.unixFD(.transferring(fds[1]))]
+                    }
+                ]),
+            at: "/org/example/sockets")
+        await #expect(throws: DBusError.self) {
+            try await client.call(
+                destination: server.uniqueName, path: "/org/example/sockets", interface: "org.example.Sockets",
+                method: "OpenSlowly", timeout: .milliseconds(50))
+        }
+        #expect(await eventually { kept.withLock { $0 } >= 0 })
+        let ours = kept.withLock { $0 }
+        defer { close(ours) }
+        #expect(peerHungUp(ours))
+    }
 }
 
 /// Polls `condition` until it holds or 10 s pass.

@@ -28,10 +28,18 @@ extension Central {
     /// AcquireNotify when the options and the characteristic allow it,
     /// StartNotify otherwise and whenever AcquireNotify is refused.
     func startBlueZNotify(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
-        let acquirable = state.withLock { state -> Bool in
-            guard let characteristic = state.tree.characteristics[path] else { return false }
-            return characteristic.properties.contains(.notify) && characteristic.offersAcquireNotify
+        let (acquirable, held) = state.withLock { state -> (Bool, Bool) in
+            // Still holding the socket (a subscription that ended before
+            // its start completed left it open): it serves the new one, and
+            // bluetoothd would refuse a second AcquireNotify and StartNotify.
+            if state.acquiredNotify[path] != nil {
+                state.tree.characteristics[path]?.notifying = true
+                return (true, true)
+            }
+            guard let characteristic = state.tree.characteristics[path] else { return (false, false) }
+            return (characteristic.properties.contains(.notify) && characteristic.offersAcquireNotify, false)
         }
+        if held { return }
         // A bus reached over TCP cannot carry the socket.
         if options.notifyPath == .acquire, acquirable, connection.canPassUnixFDs {
             do {

@@ -340,6 +340,20 @@ final class EventLoop: @unchecked Sendable {
         _ = Glibc.close(fd.rawValue)
     }
 
+    static func closeDescriptors(in value: Value) {
+        switch value {
+        case .unixFD(let fd): closeDescriptor(fd)
+        case .array(_, let values), .structure(let values): for value in values { closeDescriptors(in: value) }
+        case .dictionary(_, _, let entries):
+            for entry in entries {
+                closeDescriptors(in: entry.key)
+                closeDescriptors(in: entry.value)
+            }
+        case .variant(let inner): closeDescriptors(in: inner)
+        default: break
+        }
+    }
+
     private func send(_ message: Message, reply: ReplyHandler?, id: UInt64, timeoutMilliseconds: Int32) {
         guard let connection, running else {
             reply?(.failure(DBusError(.disconnected, "the connection is closed")))
@@ -422,6 +436,13 @@ final class EventLoop: @unchecked Sendable {
     private func filter(_ cMessage: OpaquePointer) -> DBusHandlerResult {
         let message = MessageCoder.decode(cMessage)
         counters.received.add(1, ordering: .relaxed)
+        // A reply that reaches the filter answers no call waiting here (it
+        // was cancelled or timed out): nobody will take the descriptors it
+        // carries, and a peer holding the other end of a socket (bluetoothd's
+        // AcquireNotify) must see it closed.
+        if message.kind == .methodReturn, message.signature.rawValue.utf8.contains(UInt8(ascii: "h")) {
+            for value in message.body { Self.closeDescriptors(in: value) }
+        }
         if message.kind == .signal, message.interface?.rawValue == "org.freedesktop.DBus.Local",
             message.member?.rawValue == "Disconnected"
         {
