@@ -94,6 +94,11 @@ public final class Connection: Sendable {
     /// Whether the connection is open (not closed, and the bus did not drop it).
     public var isConnected: Bool { !loop.isClosed }
 
+    /// Whether Unix file descriptors can travel on this connection (a Unix
+    /// socket transport negotiates it; TCP cannot). A peer's reply that
+    /// carries one (`AcquireNotify`) never reaches a connection that cannot.
+    public var canPassUnixFDs: Bool { loop.passesUnixFDs.load(ordering: .acquiring) }
+
     /// Waits until the connection has ended and returns why: the bus
     /// dropped it (libdbus reported `org.freedesktop.DBus.Local.Disconnected`:
     /// dbus-daemon stopped or restarted) or `close()` was called. Returns at

@@ -57,7 +57,9 @@ enum GatewayLauncher {
                 throw error
             }
         }
-        let central = Central(connection: connection)
+        var centralOptions = Central.Options()
+        centralOptions.notifyPath = settings.notifyPath
+        let central = Central(connection: connection, options: centralOptions)
         do {
             try await central.start()
         } catch {

@@ -174,6 +174,13 @@ struct ServeCommand: AsyncParsableCommand {
     var mqtt: MQTTOptions
 
     @Option(
+        name: .customLong("notify-path"),
+        help: ArgumentHelp(
+            "How notifications are taken from bluetoothd: acquire or start-notify.",
+            discussion: "acquire (the default) uses AcquireNotify where bluetoothd offers it: each value arrives as one packet on a socket instead of a D-Bus signal; indications, and characteristics another program already subscribed to, use StartNotify. start-notify always uses StartNotify (each value a PropertiesChanged signal). BENCHMARKS.md compares them."))
+    var notifyPath = NotifyPath.acquire.rawValue
+
+    @Option(
         name: .customLong("presence-timeout"),
         help: ArgumentHelp(
             "Seconds a scan stream waits without hearing a device before it reports the device lost (0: only when bluetoothd removes it).",
@@ -181,6 +188,10 @@ struct ServeCommand: AsyncParsableCommand {
     var presenceTimeout: Double = 0
 
     func validate() throws {
+        guard NotifyPath(rawValue: notifyPath) != nil else {
+            throw ValidationError(
+                "--notify-path must be one of \(NotifyPath.allCases.map(\.rawValue).joined(separator: ", ")), not '\(notifyPath)'")
+        }
         guard AgentCapability(name: agentCapability) != nil else {
             throw ValidationError(
                 "--agent-capability must be one of \(AgentCapability.allCases.map(\.rawValue).joined(separator: ", ")), not '\(agentCapability)'")

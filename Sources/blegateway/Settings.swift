@@ -25,6 +25,7 @@ struct Settings {
     var heartbeatInterval: Duration
     var agentCapability: AgentCapability
     var defaultAgent: Bool
+    var notifyPath: NotifyPath
     var pairingRequestTimeout: Duration
 
     /// nil without `--mqtt`.
@@ -101,6 +102,7 @@ struct Settings {
         maxConnectionsPerClient = command.maxConnectionsPerClient
         requestHeaderTimeout = .milliseconds(Int(command.requestHeaderTimeout * 1000))
         agentCapability = AgentCapability(name: command.agentCapability) ?? .noInputNoOutput
+        notifyPath = NotifyPath(rawValue: command.notifyPath) ?? .acquire
         defaultAgent = command.defaultAgent
         pairingRequestTimeout = .milliseconds(Int(command.pairingRequestTimeout * 1000))
 

@@ -47,8 +47,12 @@ import Testing
         await harness.shutdown()
     }
 
+    /// The StartNotify path: a PropertiesChanged per value (the fd path
+    /// has none, AcquireNotifyTests).
     @Test func oneMessagePerNotification() async throws {
-        let harness = try await Harness()
+        var options = Central.Options()
+        options.notifyPath = .startNotify
+        let harness = try await Harness(central: options)
         try await harness.connected(Harness.strap)
         let subscription = try await harness.central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
         let connection = harness.connection

@@ -95,8 +95,13 @@ import Testing
         #expect(!notifying, "the last client left: StopNotify")
         let calls = monitor.standardOutput
         monitor.kill()
-        #expect(calls.components(separatedBy: "Member=StartNotify").count - 1 == 1, "one StartNotify for both clients")
-        #expect(calls.components(separatedBy: "Member=StopNotify").count - 1 == 1, "one StopNotify after both")
+        // The Heart Rate Measurement notifies, so the fd path serves it: one
+        // AcquireNotify, and closing its socket is the StopNotify.
+        #expect(calls.components(separatedBy: "Member=AcquireNotify").count - 1 == 1, "one AcquireNotify for both clients")
+        #expect(calls.components(separatedBy: "Member=StartNotify").count - 1 == 0)
+        #expect(
+            calls.components(separatedBy: "\"NotifyAcquired\"").count - 1 >= 2,
+            "NotifyAcquired turned true, then false when the socket closed after both")
         await gateway.stop()
     }
 

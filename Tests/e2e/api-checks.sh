@@ -337,6 +337,15 @@ else
 fi
 http characteristic GET "$DEV/characteristics/2a37"
 check notifying "2a37 notifying while streamed" "$(why)" jqb '.notifying == true'
+# bluetoothd 5.66 offers AcquireNotify for 2a37 (it notifies): on a bus that
+# passes file descriptors the gateway takes that path, and the rig's
+# dbus-monitor.log shows NotifyAcquired turning true. (A bus forwarded over
+# TCP cannot pass them: StartNotify then, as in the container run.)
+if [ -n "${E2E_RUN:-}" ] && [ -f "$E2E_RUN/dbus-monitor.log" ] && [ "${E2E_BUS_OVER_TCP:-}" != 1 ]; then
+    acquired() { grep -A1 'string "NotifyAcquired"' "$E2E_RUN/dbus-monitor.log" | grep -q 'boolean true'; }
+    check notify-fd-path "2a37 through AcquireNotify (NotifyAcquired true)" \
+        "no NotifyAcquired=true in dbus-monitor.log: the gateway used StartNotify" acquired
+fi
 
 # ------------------------------------------------------------- disconnect --
 t=$(date +%s%N)

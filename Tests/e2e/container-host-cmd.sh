@@ -27,7 +27,7 @@ done
 status=1
 if $healthy; then
     echo "PASS container-health (the image, uid 10001, on the guest's bluetoothd through tcp:127.0.0.1:$bus_port)"
-    E2E_HTTP_URL=$url "$here/api-checks.sh"
+    E2E_HTTP_URL=$url E2E_BUS_OVER_TCP=1 "$here/api-checks.sh"
     status=$?
 else
     echo "FAIL container-health (/health: $(curl -s "$url/health"))"

@@ -121,7 +121,7 @@ extension Central {
 
     /// The hot path of notifications: one dictionary lookup, one value built
     /// from the subscription's cached identity, one yield per subscriber.
-    private func deliver(_ value: [UInt8], of path: ObjectPath, in state: CentralState) {
+    func deliver(_ value: [UInt8], of path: ObjectPath, in state: CentralState) {
         let record = state.subscriptions[path]
         guard record != nil || eventBroadcast.unfilteredSubscriberCount > 0 else { return }
         let item: CharacteristicValue

@@ -103,7 +103,7 @@ extension Central {
         }
         guard let needed else { throw BlueZError(.notConnected, "the subscription ended before notifications started") }
         guard needed else { return }
-        try await startNotify(path, deadline: deadline)
+        try await startBlueZNotify(path, deadline: deadline)
         let stillWanted = state.withLock { state -> Bool in
             guard let record = state.subscriptions[path] else { return false }
             state.subscriptions[path]?.notifying = true
@@ -114,7 +114,7 @@ extension Central {
             return true
         }
         // Every consumer left (or the device went away) meanwhile.
-        if !stillWanted { try? await stopNotify(path, deadline: deadline) }
+        if !stillWanted { try? await stopBlueZNotify(path, deadline: deadline) }
     }
 
     /// StopNotify unless a consumer came since the last one left (in the
@@ -125,19 +125,7 @@ extension Central {
             state.subscriptions[path] = nil
             return record.notifying
         }
-        if stop { try await stopNotify(path, deadline: deadline) }
-    }
-
-    /// Asks bluetoothd to notify us of the characteristic at `path`
-    /// (`GattCharacteristic1.StartNotify`).
-    private func startNotify(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
-        _ = try await call(path, GattCharacteristic1.interface, "StartNotify", deadline: deadline)
-    }
-
-    /// Tells bluetoothd we no longer want the characteristic's
-    /// notifications (`GattCharacteristic1.StopNotify`).
-    private func stopNotify(_ path: ObjectPath, deadline: ContinuousClock.Instant) async throws(BlueZError) {
-        _ = try await call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline)
+        if stop { try await stopBlueZNotify(path, deadline: deadline) }
     }
 
     /// A consumer left: StopNotify once the last one has.

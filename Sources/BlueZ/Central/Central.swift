@@ -61,6 +61,9 @@ public final class Central: Sendable {
         /// How long discovery calls wait after a `SetDiscoveryFilter` that
         /// made bluetoothd restart a running scan (see `reconcileInLane`).
         public var discoveryRestartSettle: Duration = .milliseconds(500)
+        /// How notifications are asked of BlueZ (AcquireNotify where
+        /// offered, or StartNotify always).
+        public var notifyPath: NotifyPath = .acquire
 
         public init() {}
     }
@@ -158,7 +161,7 @@ public final class Central: Sendable {
         let deadline = ContinuousClock.now + .seconds(5)
         await withTaskGroup(of: Void.self) { group in
             for path in notifying {
-                group.addTask { _ = try? await self.call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline) }
+                group.addTask { try? await self.stopBlueZNotify(path, deadline: deadline) }
             }
             for path in scanning {
                 group.addTask { _ = try? await self.call(path, Adapter1.interface, "StopDiscovery", deadline: deadline) }

@@ -33,6 +33,8 @@ struct CentralState {
     var scanning: [ObjectPath: ScanState] = [:]
     /// Notification subscriptions by characteristic path.
     var subscriptions: [ObjectPath: SubscriptionRecord] = [:]
+    /// Subscriptions served by an AcquireNotify socket (Central+AcquiredNotify).
+    var acquiredNotify: [ObjectPath: AcquiredNotify] = [:]
     /// Operations waiting for a condition of the tree (connect, power).
     var waiters: [UInt64: TreeWaiter] = [:]
     /// Devices this central connected, to disconnect at `stop()`.

@@ -21,6 +21,7 @@ enum GattCharacteristic1 {
             case "Handle": characteristic.handle = value.uint16
             case "MTU": characteristic.mtu = value.uint16
             case "Notifying": characteristic.notifying = value.bool ?? characteristic.notifying
+            case "NotifyAcquired": characteristic.offersAcquireNotify = true
             case "Flags":
                 let parsed = CharacteristicProperties.parse(bluezFlags: value.strings ?? [])
                 characteristic.properties = parsed.flags

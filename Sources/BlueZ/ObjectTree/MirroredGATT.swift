@@ -30,6 +30,8 @@ struct MirroredCharacteristic: Sendable, Hashable {
     var unknownFlags: [String] = []
     var mtu: UInt16?
     var notifying = false
+    /// BlueZ offers `AcquireNotify` (`NotifyAcquired` is present).
+    var offersAcquireNotify = false
     var value: [UInt8]?
 }
 

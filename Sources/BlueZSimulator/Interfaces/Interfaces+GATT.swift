@@ -13,8 +13,8 @@ extension Interfaces {
             ])
     }
 
-    /// org.bluez.GattCharacteristic1. AcquireWrite/AcquireNotify (fd
-    /// passing) are declared but answer NotSupported: not simulated.
+    /// org.bluez.GattCharacteristic1, with AcquireWrite and AcquireNotify
+    /// (socket pairs passed as Unix fds, SimulatorCore+Acquire).
     static func characteristic(_ core: SimulatorCore) -> ExportedInterface {
         ExportedInterface(
             "org.bluez.GattCharacteristic1",
@@ -29,11 +29,13 @@ extension Interfaces {
                         call.path, call.arguments[0].bytes ?? [], options: call.arguments[1])
                     return []
                 },
-                .init("AcquireWrite", inputs: [.init("options", vardictType)], outputs: [.init("fd", .unixFD), .init("mtu", .uint16)]) { _ in
-                    throw BluetoothdError.notSupported
+                .init("AcquireWrite", inputs: [.init("options", vardictType)], outputs: [.init("fd", .unixFD), .init("mtu", .uint16)]) {
+                    [weak core] call in
+                    try await entered(core).acquireWrite(call.path, client: call.sender)
                 },
-                .init("AcquireNotify", inputs: [.init("options", vardictType)], outputs: [.init("fd", .unixFD), .init("mtu", .uint16)]) { _ in
-                    throw BluetoothdError.notSupported
+                .init("AcquireNotify", inputs: [.init("options", vardictType)], outputs: [.init("fd", .unixFD), .init("mtu", .uint16)]) {
+                    [weak core] call in
+                    try await entered(core).acquireNotify(call.path, client: call.sender)
                 },
                 .init("StartNotify") { [weak core] call in
                     try await entered(core).startNotify(call.path, client: call.sender)

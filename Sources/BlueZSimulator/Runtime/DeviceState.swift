@@ -69,6 +69,12 @@ final class DeviceState {
     var stored: Bool
     /// Notification sessions whose CCC write is still in flight.
     var pendingNotify: Set<Int> = []
+    /// AcquireNotify and AcquireWrite sockets by characteristic index
+    /// (bluetoothd's `notify_io` and `write_io`), and AcquireNotify calls
+    /// still writing the CCC (the socket counts as taken meanwhile).
+    var acquiredNotify: [Int: AcquiredSocket] = [:]
+    var acquiredWrite: [Int: AcquiredSocket] = [:]
+    var acquiringNotify: Set<Int> = []
     /// The peripheral holds back its answers to ATT requests (control API).
     var gattHeld = false
     /// ATT requests waiting for the peripheral to answer.

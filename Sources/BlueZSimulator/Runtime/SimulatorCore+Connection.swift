@@ -115,6 +115,7 @@ extension SimulatorCore {
         device.pairing = false
         guard device.connected else { return }
         device.connected = false
+        endAcquiredSockets(device)
         device.notifySessions.removeAll()
         device.pendingNotify.removeAll()
         // Requests on their way fail with the link.

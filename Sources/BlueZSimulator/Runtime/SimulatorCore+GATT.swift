@@ -106,6 +106,8 @@ extension SimulatorCore {
     func writeCharacteristic(_ path: ObjectPath, _ bytes: [UInt8], options: Value) async throws(DBusError) {
         let (device, index) = try characteristic(at: path)
         guard device.connected else { throw BluetoothdError.failed("Not connected") }
+        // The AcquireWrite socket holds the characteristic's writes.
+        if device.acquiredWrite[index] != nil { throw BluetoothdError.notPermitted("Write acquired") }
         try checkNoWriteInFlight(path)
         let parsed = try GATTOptions(options)
         let flags = device.database.characteristics[index].spec.flags
@@ -144,7 +146,7 @@ extension SimulatorCore {
     }
 
     /// An echo characteristic notifies what was written while notifying.
-    private func echoed(_ device: DeviceState, _ index: Int, _ path: ObjectPath) {
+    func echoed(_ device: DeviceState, _ index: Int, _ path: ObjectPath) {
         guard case .echo = device.characteristics[index].spec.behaviour, device.notifySessions[index] != nil else {
             return
         }

@@ -8,6 +8,9 @@ extension SimulatorCore {
     /// Progress", afterwards it succeeds (both seen in the VM rig).
     func startNotify(_ path: ObjectPath, client: BusName?) async throws(DBusError) {
         let (device, index) = try characteristic(at: path)
+        if device.acquiredNotify[index] != nil || device.acquiringNotify.contains(index) {
+            throw BluetoothdError.notPermitted("Notify acquired")
+        }
         guard device.database.characteristics[index].notifies else { throw BluetoothdError.notSupported }
         let client = client ?? BusName(unchecked: ":0.0")
         if device.notifySessions[index]?.contains(client) == true {
@@ -28,9 +31,11 @@ extension SimulatorCore {
     }
 
     /// GattCharacteristic1.StopNotify: Failed "No notify session started"
-    /// for a client without a session.
+    /// for a client without a session. While AcquireNotify's socket exists,
+    /// any client's StopNotify closes it (and succeeds).
     func stopNotify(_ path: ObjectPath, client: BusName?) throws(DBusError) {
         let (device, index) = try characteristic(at: path)
+        if device.acquiredNotify[index] != nil { return endAcquiredNotify(device, index) }
         let client = client ?? BusName(unchecked: ":0.0")
         guard device.notifySessions[index]?.remove(client) != nil else {
             throw BluetoothdError.failed("No notify session started")
@@ -60,8 +65,13 @@ extension SimulatorCore {
         guard device.connected, device.notifySessions[index] != nil, !device.pendingNotify.contains(index),
             let path = characteristicPath(device, index)
         else { return }
-        try? bus.objects.update(["Value": .bytes(bytes)], of: Self.characteristicInterface, at: path)
         counters.notifications += 1
+        // Acquired: one packet on the socket, and no Value change.
+        if !device.acquiredNotify.isEmpty, let socket = device.acquiredNotify[index] {
+            socket.send(bytes)
+            return
+        }
+        try? bus.objects.update(["Value": .bytes(bytes)], of: Self.characteristicInterface, at: path)
     }
 
     // MARK: Behaviour clocks

@@ -79,6 +79,7 @@ extension SimulatorCore {
         device.reportedRSSI = nil
         device.reportedManufacturerData = [:]
         device.reportedServiceData = [:]
+        endAcquiredSockets(device)
         device.notifySessions.removeAll()
         device.sightingGeneration &+= 1
     }

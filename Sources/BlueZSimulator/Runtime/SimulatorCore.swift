@@ -224,4 +224,7 @@ public struct SimulatorStatistics: Sendable, Hashable {
     /// GATT calls answered `InProgress` (a read at another offset, a
     /// second write, while one is in flight).
     public var inProgressReplies = 0
+    /// Packets written by clients on AcquireWrite (or AcquireNotify)
+    /// sockets and sent as Write Commands.
+    public var acquiredWrites = 0
 }

@@ -30,8 +30,14 @@ final class EventLoop: @unchecked Sendable {
         case send(Message, reply: ReplyHandler?, id: UInt64, timeoutMilliseconds: Int32, cancellation: CallCancellation?)
         /// Give up waiting for the reply of call `id`.
         case cancel(id: UInt64)
+        /// Poll a descriptor beside the connection's (`Connection.watch`).
+        case watchDescriptor(id: UInt64, fd: UnixFD, handler: DescriptorHandler)
+        /// Stop polling it, and close it.
+        case unwatchDescriptor(id: UInt64)
         case close
     }
+
+    typealias DescriptorHandler = @Sendable (DescriptorEvent, UnixFD) -> Void
 
     typealias ReplyHandler = @Sendable (Result<Message, any Error>) -> Void
 
@@ -64,6 +70,8 @@ final class EventLoop: @unchecked Sendable {
         var watches: [Watch] = []
         var timeouts: [Timeout] = []
         var pendingCalls: [UInt64: (call: OpaquePointer, handler: ReplyHandler)] = [:]
+        /// Descriptors polled for their owners (`Connection.watch`), by id.
+        var descriptors: [UInt64: (fd: UnixFD, handler: DescriptorHandler)] = [:]
         var running = true
     }
 
@@ -86,6 +94,10 @@ final class EventLoop: @unchecked Sendable {
         _read { yield onLoop.value.pendingCalls }
         _modify { yield &onLoop.value.pendingCalls }
     }
+    private var descriptors: [UInt64: (fd: UnixFD, handler: DescriptorHandler)] {
+        _read { yield onLoop.value.descriptors }
+        _modify { yield &onLoop.value.descriptors }
+    }
     private var running: Bool {
         _read { yield onLoop.value.running }
         _modify { yield &onLoop.value.running }
@@ -100,6 +112,9 @@ final class EventLoop: @unchecked Sendable {
     var onClose: (@Sendable () -> Void)?
 
     let counters = Counters()
+    /// Whether the connection negotiated Unix fd passing (a Unix socket
+    /// transport; not TCP). Set on the loop thread before `start` returns.
+    let passesUnixFDs = Atomic(false)
 
     init() throws(DBusError) {
         let fd = cdbus_eventfd()
@@ -250,6 +265,7 @@ final class EventLoop: @unchecked Sendable {
         }
         connection = opened
         dbus_connection_set_exit_on_disconnect(opened, 0)
+        passesUnixFDs.store(dbus_connection_can_send_type(opened, CDBUS_TYPE_UNIX_FD) != 0, ordering: .releasing)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
@@ -311,9 +327,31 @@ final class EventLoop: @unchecked Sendable {
                     dbus_pending_call_unref(pending.call)
                     pending.handler(.failure(CancellationError()))
                 }
+            case .watchDescriptor(let id, let fd, let handler):
+                descriptors[id] = (fd, handler)
+            case .unwatchDescriptor(let id):
+                if let entry = descriptors.removeValue(forKey: id) { Self.closeDescriptor(entry.fd) }
             case .close:
                 running = false
             }
+        }
+    }
+
+    static func closeDescriptor(_ fd: UnixFD) {
+        _ = Glibc.close(fd.rawValue)
+    }
+
+    static func closeDescriptors(in value: Value) {
+        switch value {
+        case .unixFD(let fd): closeDescriptor(fd)
+        case .array(_, let values), .structure(let values): for value in values { closeDescriptors(in: value) }
+        case .dictionary(_, _, let entries):
+            for entry in entries {
+                closeDescriptors(in: entry.key)
+                closeDescriptors(in: entry.value)
+            }
+        case .variant(let inner): closeDescriptors(in: inner)
+        default: break
         }
     }
 
@@ -399,6 +437,13 @@ final class EventLoop: @unchecked Sendable {
     private func filter(_ cMessage: OpaquePointer) -> DBusHandlerResult {
         let message = MessageCoder.decode(cMessage)
         counters.received.add(1, ordering: .relaxed)
+        // A reply that reaches the filter answers no call waiting here (it
+        // was cancelled or timed out): nobody will take the descriptors it
+        // carries, and a peer holding the other end of a socket (bluetoothd's
+        // AcquireNotify) must see it closed.
+        if message.kind == .methodReturn, message.signature.rawValue.utf8.contains(UInt8(ascii: "h")) {
+            for value in message.body { Self.closeDescriptors(in: value) }
+        }
         if message.kind == .signal, message.interface?.rawValue == "org.freedesktop.DBus.Local",
             message.member?.rawValue == "Disconnected"
         {
@@ -415,24 +460,36 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func pollOnce() {
-        var descriptors = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var polled = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         for watch in watches where watch.enabled {
-            descriptors.append(pollfd(fd: watch.fd, events: watch.events, revents: 0))
+            polled.append(pollfd(fd: watch.fd, events: watch.events, revents: 0))
+        }
+        let firstWatched = polled.count
+        var watched: [UInt64] = []
+        if !descriptors.isEmpty {
+            watched.reserveCapacity(descriptors.count)
+            for (id, entry) in descriptors {
+                watched.append(id)
+                polled.append(pollfd(fd: entry.fd.rawValue, events: Int16(POLLIN), revents: 0))
+            }
         }
         let now = Self.monotonicMilliseconds()
         var timeout: Int32 = -1
         if let next = timeouts.compactMap(\.deadline).min() {
             timeout = Int32(clamping: max(0, next - now))
         }
-        let count = poll(&descriptors, nfds_t(descriptors.count), timeout)
+        let count = poll(&polled, nfds_t(polled.count), timeout)
         if count < 0 { return }  // EINTR: go round again
 
-        if descriptors[0].revents != 0 {
+        if polled[0].revents != 0 {
             var counter: UInt64 = 0
             _ = read(wakeFD, &counter, 8)
         }
-        for descriptor in descriptors.dropFirst() where descriptor.revents != 0 {
+        for descriptor in polled[1..<firstWatched] where descriptor.revents != 0 {
             handleReady(fd: descriptor.fd, revents: descriptor.revents)
+        }
+        for (offset, id) in watched.enumerated() where polled[firstWatched + offset].revents != 0 {
+            handleWatched(id, revents: polled[firstWatched + offset].revents)
         }
         fireDueTimeouts()
     }
@@ -450,6 +507,17 @@ final class EventLoop: @unchecked Sendable {
             let relevant = flags & (UInt32(bitPattern: Int32(dbus_watch_get_flags(pointer))) | DBUS_WATCH_ERROR.rawValue | DBUS_WATCH_HANGUP.rawValue)
             if relevant != 0 { dbus_watch_handle(pointer, relevant) }
         }
+    }
+
+    /// A watched descriptor is ready: its data first, then its end. A
+    /// handler may have cancelled another watch meanwhile, so each is looked
+    /// up again.
+    private func handleWatched(_ id: UInt64, revents: Int16) {
+        guard let entry = descriptors[id] else { return }
+        if revents & Int16(POLLIN) != 0 { entry.handler(.readable, entry.fd) }
+        guard revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, descriptors.removeValue(forKey: id) != nil else { return }
+        entry.handler(.hangup, entry.fd)
+        Self.closeDescriptor(entry.fd)
     }
 
     private func fireDueTimeouts() {
@@ -474,10 +542,22 @@ final class EventLoop: @unchecked Sendable {
         pendingCalls.removeAll()
         // Commands that arrived after the close still get an answer.
         for command in inbox.withLock({ $0.commands.swapAndClear() }) {
-            if case .send(_, let reply?, _, _, _) = command {
+            switch command {
+            case .send(_, let reply?, _, _, _):
                 reply(.failure(DBusError(.disconnected, "the connection to the bus was closed")))
+            case .watchDescriptor(let id, let fd, let handler):
+                descriptors[id] = (fd, handler)
+            case .unwatchDescriptor(let id):
+                if let entry = descriptors.removeValue(forKey: id) { Self.closeDescriptor(entry.fd) }
+            default:
+                break
             }
         }
+        for entry in descriptors.values {
+            entry.handler(.connectionClosed, entry.fd)
+            Self.closeDescriptor(entry.fd)
+        }
+        descriptors.removeAll()
         if let connection {
             dbus_connection_close(connection)
             dbus_connection_unref(connection)
