@@ -109,8 +109,14 @@ extension Central {
     /// interrupted. Subscriptions are kept, to be restored or ended by the
     /// next rebuild.
     func vanish(_ reason: BlueZError) {
-        let effects = state.withLock { state -> Effects in
+        let (effects, acquired) = state.withLock { state -> (Effects, [AcquiredNotify]) in
             let effects = Effects()
+            // Its acquired sockets with them: closed here, since a socket
+            // of a bluetoothd that lost only its bus (or a restarted
+            // simulator) would stay open and silent, and a held socket
+            // stops the next start from acquiring a new one.
+            defer { state.acquiredNotify = [:] }
+            let acquired = Array(state.acquiredNotify.values)
             state.rebuildGeneration += 1
             state.rebuildQueue = nil
             let old = state.tree
@@ -139,8 +145,9 @@ extension Central {
             }
             for waiter in state.waiters.values { waiter.promise.resolve(.failure(reason)) }
             state.waiters = [:]
-            return effects
+            return (effects, acquired)
         }
+        for socket in acquired { socket.watch?.cancel() }
         perform(effects)
     }
 

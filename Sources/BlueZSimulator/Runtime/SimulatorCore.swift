@@ -133,6 +133,9 @@ actor SimulatorCore {
     private func removeAllObjects() {
         timers.removeAll()
         for device in devices.values { holdGATT(device, false) }
+        // An exiting bluetoothd closes the sockets AcquireNotify and
+        // AcquireWrite handed out: their holders see the hang-up.
+        for device in devices.values { endAcquiredSockets(device) }
         for device in devices.values where device.exported { bus.objects.remove(at: device.path) }
         devices.removeAll()
         for adapter in adapters.values { bus.objects.remove(at: adapter.path) }
