@@ -228,7 +228,7 @@ final class Bench {
 
     func add(_ row: Row) {
         rows.append(row)
-        say("  \(row.metric): gateway \(Format.number(row.gateway, unit: row.unit)), raw \(Format.number(row.baseline, unit: row.unit)), ratio \(Format.ratio(row))")
+        say("  \(row.metric): gateway \(Format.number(row.gateway, unit: row.unit)), peer \(Format.number(row.peer, unit: row.unit)), raw \(Format.number(row.baseline, unit: row.unit)); ÷ peer \(Format.ratio(row.peerRatio)), ÷ raw \(Format.ratio(row))")
     }
 
     // MARK: The run
