@@ -87,14 +87,6 @@ class Devices:
             uuids.update(interfaces.get("org.bluez.Device1", {}).get("UUIDs", []))
         return sorted(uuids) or ["1801"]
 
-    async def close(self) -> None:
-        for client in list(self._clients.values()):
-            try:
-                await client.disconnect()
-            except (BleakError, OSError, asyncio.TimeoutError) as error:
-                log.debug("disconnect: %s", error)
-        self._clients.clear()
-
 
 class Subscription:
     """StartNotify on one characteristic while it has streams; fans out."""
@@ -238,10 +230,6 @@ def make_app() -> web.Application:
     app.router.add_get("/read", read)
     app.router.add_get("/notify", notify)
 
-    async def cleanup(app: web.Application) -> None:
-        await app["devices"].close()
-
-    app.on_cleanup.append(cleanup)
     return app
 
 
@@ -258,7 +246,11 @@ async def main() -> None:
     # BlueZ's objects first, as a user's gateway would, so that /health's
     # first 200 means the gateway can serve Bluetooth.
     await get_global_bluez_manager()
-    runner = web.AppRunner(make_app(), access_log=None, handler_cancellation=True)
+    # Open streams are ended at once when the peer stops (they would keep
+    # a graceful shutdown waiting); devices stay connected, as bluetoothd
+    # keeps them, and their notify sessions end with the peer's bus
+    # connections.
+    runner = web.AppRunner(make_app(), access_log=None, handler_cancellation=True, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, host or "127.0.0.1", int(port), backlog=4096)
     await site.start()
