@@ -448,6 +448,11 @@ extension Bench {
         return result
     }
 
+    /// The same on the gateway.
+    func stream(clients: Int, rate: Double, count: Int, phase: String) throws -> [String: Any] {
+        try stream(.gateway, clients: clients, rate: rate, count: count, phase: phase)
+    }
+
     func rawListen(rate: Double, count: Int) throws -> [String: Any] {
         let child = try Child("dbus-floor", [tool("dbus-floor"), "listen", "--linger", "1", "--bus", address, "--count", String(count), "--idle-ms", "3000"],
                               cpu: gatewayCPU, log: logs + "/dbus-floor.log")

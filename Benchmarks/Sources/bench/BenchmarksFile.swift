@@ -16,7 +16,8 @@ enum BenchmarksFile {
         // The full report's title becomes a section of BENCHMARKS.md, and its
         // sections one level lower.
         let demoted = report.split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.hasPrefix("#") ? "#" + $0 : String($0) }.joined(separator: "\n")
+            .map { $0.hasPrefix("# ") ? "## Full report: " + $0.dropFirst(2) : $0.hasPrefix("#") ? "#" + $0 : String($0) }
+            .joined(separator: "\n")
         for (begin, end, body) in [(summaryBegin, summaryEnd, summary), (reportBegin, reportEnd, demoted)] {
             guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else {
                 return "no \(begin) … \(end) in \(path)"
