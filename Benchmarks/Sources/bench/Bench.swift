@@ -67,14 +67,17 @@ enum Subject: String, CaseIterable {
     }
 }
 
-/// The benchmark: starts the private bus, the responder, the gateway and the
-/// load generators, runs each measurement, and collects rows for the report.
+/// The benchmark: starts the private bus, the responder, the gateway, the
+/// peer and the load generators, runs each measurement, and collects rows
+/// for the report.
 ///
-/// Placement on this 2-core machine: the gateway alone on CPU 1; the bus
-/// daemon, the responder (or simulator) and the load generators on CPU 0.
-/// A raw baseline tool runs where the gateway would (CPU 1), and every
-/// baseline runs while no gateway is on the bus, since the gateway would
-/// otherwise receive the same signals and share the core.
+/// Placement on this 2-core machine: the gateway (or the peer) alone on
+/// CPU 1; the bus daemon, the responder (or simulator) and the load
+/// generators on CPU 0. A raw baseline tool runs where the gateway would
+/// (CPU 1). Whoever is measured is alone on the bus with the responder:
+/// every baseline runs while no gateway is on it, and the gateway and the
+/// peer take turns (`use(_:)`), since each would otherwise receive the
+/// other's signals and share its core.
 final class Bench {
     let options: Options
     let gatewayCPU: Int?
