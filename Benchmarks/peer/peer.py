@@ -95,7 +95,6 @@ class Subscription:
         self.hub = hub
         self.key = key
         self.queues: set[asyncio.Queue[bytes | None]] = set()
-        self.started: asyncio.Task[None] | None = None
         self.client: BleakClient | None = None
         self.characteristic = None
 
