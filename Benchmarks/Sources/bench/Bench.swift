@@ -21,7 +21,8 @@ struct Options {
     /// How long to wait at the start for the shared machine to be quiet.
     var quietWait = 120.0
 
-    /// The phases, in the order they run.
+    /// The phases, in the order they run; `--only` accepts these names (a
+    /// phase added in a file of its own adds its name here).
     static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "scan"]
     static let aliases = ["rest": "read"]
 
