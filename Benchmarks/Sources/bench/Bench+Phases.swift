@@ -571,6 +571,18 @@ extension Bench {
             add(Row(section: section, metric: "\(clients) subscribers: p99 latency", gateway: runs[.gateway]?.double("p99_us"),
                     peer: runs[.peer]?.double("p99_us"), baseline: raw.double("p99_us"), unit: "µs", better: .lower,
                     note: "p50: gateway \(Format.number(runs[.gateway]?.double("p50_us"))) µs, peer \(Format.number(runs[.peer]?.double("p50_us"))) µs, raw \(Format.number(raw.double("p50_us"))) µs"))
+            /// µs of CPU per event delivered to a stream, over the whole window
+            /// (emission and the drain after it).
+            func perEvent(_ subject: Subject) -> Double? {
+                guard let result = runs[subject], let usage = result["cpu"] as? [String: Double],
+                    let used = usage[subject.rawValue], let window = usage["window_s"], result.double("notifications") > 0
+                else { return nil }
+                return used / 100 * window / result.double("notifications") * 1e6
+            }
+            for subject in contenders { figure(subject, "fanout\(clients)@\(Int(rate)).cpu_per_event_us", perEvent(subject)) }
+            add(Row(section: section, metric: "\(clients) subscribers: CPU per event delivered", gateway: perEvent(.gateway),
+                    peer: perEvent(.peer), baseline: nil, unit: "µs", better: .lower,
+                    note: "CPU time over the window (the emission and the drain after it) ÷ events delivered to all streams"))
             add(Row(section: section, metric: "\(clients) subscribers: CPU", gateway: cpu(.gateway), peer: cpu(.peer), baseline: rawCPU["raw"],
                     unit: "%", better: .lower,
                     note: "% of one core; peak RSS: gateway \(Format.number(runs[.gateway].map { $0.double("gateway_peak_rss_kib") / 1024 })) MiB, peer \(Format.number(runs[.peer].map { $0.double("peer_peak_rss_kib") / 1024 })) MiB"))
