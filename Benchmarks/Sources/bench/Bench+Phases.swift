@@ -364,12 +364,8 @@ extension Bench {
         }
         let raw = baseline["notify1k"]
         results["notify1k"] = ["gateway": at1k[.gateway] ?? [:], "peer": at1k[.peer] ?? [:], "baseline": raw ?? [:]]
-        var best: [Subject: (rate: Double, note: String)] = [:]
-        for subject in contenders {
-            try use(subject)
-            // The peer starts lower: a Python gateway may not sustain 2 kHz.
-            best[subject] = try ladder(subject: subject, rates: subject == .peer ? [1000] + Self.ladderRates : Self.ladderRates)
-        }
+        // The peer starts lower: a Python gateway may not sustain 2 kHz.
+        let best = try ladders(contenders.map { ($0, $0 == .peer ? [1000] + Self.ladderRates : Self.ladderRates) })
         let gateway = at1k[.gateway], peer = at1k[.peer]
         func cpu(_ result: [String: Any]?, _ process: String) -> Double? {
             (result?["cpu"] as? [String: Double])?[process]
@@ -466,58 +462,52 @@ extension Bench {
         return result
     }
 
-    /// Raises the rate until a step loses a value (or the responder cannot
-    /// emit that fast), then bisects twice between the last good rate and
-    /// the first bad one. Each step sends 4 s of values.
+    /// One subject's highest zero-loss rate (see `ZeroLossLadder`); each
+    /// step sends 4 s of values.
     @discardableResult
     func ladder(subject: Subject, rates: [Double]) throws -> (rate: Double, note: String) {
-        say("highest zero-loss rate (\(subject.rawValue))")
-        var steps: [[String: Any]] = []
-        var good: Double?
-        var bad: Double?
-        var note = ""
-        func attempt(_ rate: Double) throws -> Bool {
-            let count = Int(rate * 4)
-            var result = subject == .raw
-                ? try rawListen(rate: rate, count: count)
-                : try stream(subject, clients: 1, rate: rate, count: count, phase: "\(subject.rawValue) \(Int(rate))/s")
-            let received = result.int("unique")
-            // Sustained: nothing lost, and no backlog building up (a queue
-            // in the bus daemon or the gateway shows as a p99 beyond 100 ms).
-            let lossless = result.int("lost") == 0 && result.int("out_of_order") == 0 && received == count
-                && result.int("closed_early") == 0 && result.double("p99_us") < 100_000
-            let emitterKeptUp = result.double("emit_seconds") <= Double(count) / rate * 1.1 + 0.05
-            result["rate"] = rate
-            result["lossless"] = lossless
-            result["emitter_kept_up"] = emitterKeptUp
-            steps.append(result)
-            if subject == .raw { baseline["rate\(Int(rate))"] = result }
-            say("  \(Int(rate))/s: \(received) of \(count)\(lossless ? "" : ", LOSS or backlog") p99 \(Format.number(result.double("p99_us"))) µs\(emitterKeptUp ? "" : " (responder could not keep the rate)")")
-            if !emitterKeptUp { note = " The responder could not emit faster than this; the real limit may be higher." }
-            return lossless && emitterKeptUp
-        }
-        for rate in rates {
-            if try attempt(rate) { good = rate } else {
-                bad = rate
-                break
+        try ladders([(subject, rates)])[subject] ?? (0, "")
+    }
+
+    /// Several subjects' zero-loss ladders, their steps taken in turn, so
+    /// that the machine's noise hits each alike.
+    func ladders(_ plans: [(Subject, [Double])]) throws -> [Subject: (rate: Double, note: String)] {
+        say("highest zero-loss rate (\(plans.map(\.0.rawValue).joined(separator: ", ")))")
+        var searches = plans.map { (subject: $0.0, ladder: ZeroLossLadder(rates: $0.1), steps: [[String: Any]]()) }
+        while searches.contains(where: { $0.ladder.next != nil }) {
+            for index in searches.indices {
+                guard let rate = searches[index].ladder.next else { continue }
+                let subject = searches[index].subject
+                try use(subject)
+                let count = Int(rate * 4)
+                var result = subject == .raw
+                    ? try rawListen(rate: rate, count: count)
+                    : try stream(subject, clients: 1, rate: rate, count: count, phase: "\(subject.rawValue) \(Int(rate))/s")
+                let received = result.int("unique")
+                // Sustained: nothing lost, and no backlog building up (a queue
+                // in the bus daemon or the gateway shows as a p99 beyond 100 ms).
+                let sustained = result.int("lost") == 0 && result.int("out_of_order") == 0 && received == count
+                    && result.int("closed_early") == 0 && result.double("p99_us") < 100_000
+                let emitterKeptUp = result.double("emit_seconds") <= Double(count) / rate * 1.1 + 0.05
+                result["rate"] = rate
+                result["lossless"] = sustained
+                result["emitter_kept_up"] = emitterKeptUp
+                searches[index].steps.append(result)
+                searches[index].ladder.record(rate: rate, sustained: sustained, emitterKeptUp: emitterKeptUp)
+                if subject == .raw { baseline["rate\(Int(rate))"] = result }
+                say("  \(subject.rawValue) \(Int(rate))/s: \(received) of \(count)\(sustained ? "" : ", LOSS or backlog") p99 \(Format.number(result.double("p99_us"))) µs\(emitterKeptUp ? "" : " (responder could not keep the rate)")")
             }
         }
-        if let low = good, let high = bad, note.isEmpty {
-            var (low, high) = (low, high)
-            for _ in 0..<2 {
-                let middle = ((low * high).squareRoot() / 100).rounded() * 100
-                guard middle > low, middle < high else { break }
-                if try attempt(middle) { low = middle } else { high = middle }
-            }
-            good = low
-            note = " Sustained at \(Format.number(low))/s; loss or a growing backlog (p99 > 100 ms) at \(Format.number(high))/s."
+        var outcome: [Subject: (rate: Double, note: String)] = [:]
+        for search in searches {
+            let (subject, best, note) = (search.subject, search.ladder.good ?? 0, search.ladder.note)
+            let key = subject == .raw ? "ladder_baseline" : "ladder_\(subject.rawValue)"
+            results[key] = ["best": best, "steps": search.steps, "note": note]
+            let who = ["raw": "Raw:", "gateway": "Gateway:", "peer": "Peer:"][subject.rawValue] ?? ""
+            if subject == .raw { baseline["ladder"] = ["best": best, "note": note.isEmpty ? "" : who + note] }
+            outcome[subject] = (best, note.isEmpty ? "" : who + note)
         }
-        let best = good ?? 0
-        let key = subject == .raw ? "ladder_baseline" : "ladder_\(subject.rawValue)"
-        results[key] = ["best": best, "steps": steps, "note": note]
-        let who = ["raw": "Raw:", "gateway": "Gateway:", "peer": "Peer:"][subject.rawValue] ?? ""
-        if subject == .raw { baseline["ladder"] = ["best": best, "note": note.isEmpty ? "" : who + note] }
-        return (best, note.isEmpty ? "" : who + note)
+        return outcome
     }
 
     // MARK: Fan-out
