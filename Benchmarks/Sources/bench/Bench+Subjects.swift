@@ -82,6 +82,13 @@ extension Bench {
         return both.filter { options.wants(phase, $0) }
     }
 
+    /// Stops everything still running (after a phase failed, too), so that
+    /// no gateway, peer, responder or bus daemon outlives the run.
+    func stopAll() {
+        for child in [peer, gateway, responder, daemon] { child?.stop() }
+        (peer, gateway, responder, daemon) = (nil, nil, nil, nil)
+    }
+
     func endpoint(_ subject: Subject) -> Endpoint {
         switch subject {
         case .peer:

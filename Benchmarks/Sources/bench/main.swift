@@ -89,6 +89,7 @@ do {
     failure = "\(error)"
     bench.say("FAILED: \(error)")
 }
+bench.stopAll()
 let elapsed = Clock.seconds() - Bench.started
 bench.results["started_utc"] = stamp
 bench.results["elapsed_s"] = (elapsed * 10).rounded() / 10
