@@ -111,22 +111,37 @@ e2e-sim: test-deps
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh --simulate
 
 ## The benchmarks (Benchmarks/): release builds of the gateway, the
-## simulator and the harness, then the runner, which writes
-## bench-results/<time>/report.md and report.json (BENCHMARKS.md is the
-## latest one, copied by hand). Not part of `make test` or CI.
-## BENCH_DURATION (seconds per measurement, default 8) and
-## BENCH_CHURN_SECONDS (default 60) change the run; `make bench-soak` churns
-## for 10 minutes.
+## simulator and the harness, and the peer's virtual environment (a small
+## Bleak + aiohttp gateway every figure stands beside, Benchmarks/peer/);
+## then the runner, which writes bench-results/<time>/report.md and
+## report.json, and after a complete run the summary and full report in
+## BENCHMARKS.md. Not part of `make test` or CI.
+## BENCH_PHASES runs a subset (`make bench BENCH_PHASES=read,peer-notify`:
+## startup, memory, economy, read, notify, fanout, churn, scan; raw-, gateway-
+## or peer- before a phase runs it for that subject only); BENCH_DURATION
+## (seconds per measurement, default 8), BENCH_CHURN_SECONDS (default 60) and
+## BENCH_SETTLE_SECONDS (default 60) change the run; `make bench-soak`
+## churns for 10 minutes.
 bench: bench-build
 	Benchmarks/.build/release/bench --root .
 
 bench-soak: bench-build
 	BENCH_CHURN_SECONDS=600 Benchmarks/.build/release/bench --root .
 
-bench-build: test-deps
+PEER_VENV := $(CURDIR)/Benchmarks/peer/.venv
+
+bench-build: test-deps $(PEER_VENV)/.installed
 	$(SWIFT) build -c release --product blegateway
 	$(SWIFT) build -c release --product bluez-sim
 	$(SWIFT) build -c release --package-path Benchmarks
+
+# Made again only when the peer's requirements change.
+$(PEER_VENV)/.installed: Benchmarks/peer/requirements.txt | test-packages
+	@echo "creating $(PEER_VENV) with Benchmarks/peer/requirements.txt"
+	@rm -rf $(PEER_VENV)
+	python3 -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r Benchmarks/peer/requirements.txt
+	@touch $@
 
 ## Only compiles the harness (debug, against the current sources): a cheap
 ## check that it still builds, without running anything.

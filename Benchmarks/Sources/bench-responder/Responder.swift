@@ -63,7 +63,7 @@ struct Responder {
                 .init("Address", .string), .init("AddressType", .string), .init("Name", .string),
                 .init("Alias", .string), .init("Class", .uint32), .init("Powered", .boolean),
                 .init("Discoverable", .boolean), .init("Pairable", .boolean), .init("Discovering", .boolean),
-                .init("UUIDs", .array(.string)),
+                .init("UUIDs", .array(.string)), .init("Roles", .array(.string)),
             ])
         try objects.add(
             adapter, at: Self.adapterPath,
@@ -72,6 +72,9 @@ struct Responder {
                 "Alias": .string("bench"), "Class": .uint32(0), "Powered": .boolean(true),
                 "Discoverable": .boolean(false), "Pairable": .boolean(true), "Discovering": .boolean(false),
                 "UUIDs": .strings([]),
+                // What bluetoothd 5.66 reports for an LE controller; Bleak
+                // picks its default adapter by the central role.
+                "Roles": .strings(["central", "peripheral"]),
             ])
         let device = ExportedInterface(
             "org.bluez.Device1",

@@ -16,32 +16,51 @@ extension Bench {
         baseline["startup"] = ["ms": median(times), "runs": times]
     }
 
-    func startupGateway() throws {
-        say("startup (5 runs)")
-        var health: [Double] = [], adapters: [Double] = []
+    /// Five starts of each contender, alternating, alone on the bus: from
+    /// the process's start to its first 200 on /health (and, for the
+    /// gateway, to its adapters listed).
+    func startup() throws {
+        say("startup (5 runs each, alternating)")
+        try use(.raw)
+        let contenders = contenders(for: "startup")
+        var health: [Subject: [Double]] = [:], adapters: [Double] = []
         for run in 0..<5 {
-            let port = HTTPProbe.freePort()
-            let start = Clock.seconds()
-            let child = try startGateway(address, port: port, tag: "startup-\(run)")
-            health.append((Clock.seconds() - start) * 1000)
-            while Clock.seconds() - start < 20 {
-                if let response = HTTPProbe.get(port: port, path: "/v1/adapters"), response.status == 200,
-                    response.body.contains("\"hci0\"")
-                {
-                    break
+            for subject in contenders {
+                let port = HTTPProbe.freePort()
+                let start = Clock.seconds()
+                let child = subject == .gateway
+                    ? try startGateway(address, port: port, tag: "startup-\(run)")
+                    : try startPeer(address, port: port, tag: "startup-\(run)")
+                health[subject, default: []].append((Clock.seconds() - start) * 1000)
+                if subject == .gateway {
+                    while Clock.seconds() - start < 20 {
+                        if let response = HTTPProbe.get(port: port, path: "/v1/adapters"), response.status == 200,
+                            response.body.contains("\"hci0\"")
+                        {
+                            break
+                        }
+                        Clock.sleep(0.002)
+                    }
+                    adapters.append((Clock.seconds() - start) * 1000)
                 }
-                Clock.sleep(0.002)
+                child.stop()
             }
-            adapters.append((Clock.seconds() - start) * 1000)
-            child.stop()
         }
         let floor = baseline["startup"]?.double("ms")
-        results["startup"] = ["health_ms": health, "adapters_ms": adapters, "floor_ms": baseline["startup"]?["runs"] ?? []]
-        add(Row(section: "Startup", metric: "process start → first 200 on /health (median of 5)", gateway: median(health),
-                baseline: floor, unit: "ms", better: .lower,
-                note: "baseline: a libdbus client connects, adds its match rule and reads GetManagedObjects; runs \(health.map { Format.number($0) }.joined(separator: ", ")) ms"))
-        add(Row(section: "Startup", metric: "process start → adapters listed by GET /v1/adapters (median of 5)",
-                gateway: median(adapters), baseline: floor, unit: "ms", better: .lower, note: ""))
+        results["startup"] = ["health_ms": health[.gateway] ?? [], "adapters_ms": adapters, "peer_health_ms": health[.peer] ?? [],
+                              "floor_ms": baseline["startup"]?["runs"] ?? []]
+        let gatewayHealth = health[.gateway].map(median), peerHealth = health[.peer].map(median)
+        figure(.gateway, "startup_ms", gatewayHealth)
+        figure(.peer, "startup_ms", peerHealth)
+        figure(.raw, "startup_ms", floor)
+        func runs(_ values: [Double]?) -> String { (values ?? []).map { Format.number($0) }.joined(separator: ", ") }
+        add(Row(section: "Startup", metric: "process start → first 200 on /health (median of 5)", gateway: gatewayHealth,
+                peer: peerHealth, baseline: floor, unit: "ms", better: .lower,
+                note: "baseline: a libdbus client connects, adds its match rule and reads GetManagedObjects; runs: gateway \(runs(health[.gateway])) ms; peer \(runs(health[.peer])) ms"))
+        if !adapters.isEmpty {
+            add(Row(section: "Startup", metric: "process start → adapters listed by GET /v1/adapters (median of 5)",
+                    gateway: median(adapters), baseline: floor, unit: "ms", better: .lower, note: ""))
+        }
     }
 
     // MARK: D-Bus economy
@@ -52,7 +71,7 @@ extension Bench {
     /// to it; divided by the ReadValue calls it made / the notifications
     /// emitted.
     func economy(subject: Subject) throws {
-        say("D-Bus economy (\(subject == .gateway ? "gateway" : "raw"))")
+        say("D-Bus economy (\(subject.rawValue))")
         // Its output goes to a file: through a pipe nobody reads during the
         // test it would block (and lose messages) once the pipe is full.
         let capture = logs + "/dbus-monitor-\(subject == .gateway ? "gateway" : "raw").txt"
@@ -88,7 +107,7 @@ extension Bench {
                                                 "--idle-ms", "2000"], cpu: gatewayCPU, log: logs + "/dbus-floor.log")
         }
         guard receiver.readLine(timeout: 20, where: { $0.hasPrefix("ready") }) != nil else { throw BenchError("receiver not ready") }
-        if subject == .baseline { subjectName = try uniqueName(pid: receiver.pid) }
+        if subject == .raw { subjectName = try uniqueName(pid: receiver.pid) }
         guard let name = subjectName else { throw BenchError("no unique name") }
         rules = try matchRules(of: name)
         Clock.sleep(0.3)
@@ -116,7 +135,7 @@ extension Bench {
             "notifications": notifications, "notification_messages": notifyCount.total, "notification_sent": notifyCount.sent,
             "delivered": delivered.int(subject == .gateway ? "notifications" : "unique"),
         ]
-        if subject == .baseline {
+        if subject == .raw {
             baseline["economy"] = entry
             return
         }
@@ -212,7 +231,10 @@ extension Bench {
         }
     }
 
-    func restGateway() throws {
+    /// wrk against each contender's read, 1 connection then 16, gateway and
+    /// peer alternating; then GET /health on the gateway as a reference for
+    /// its HTTP layer.
+    func reads() throws {
         let script = options.out + "/wrk-report.lua"
         try """
             -- Prints wrk's result as one JSON line (latencies in microseconds).
@@ -224,54 +246,84 @@ extension Bench {
             end
 
             """.write(toFile: script, atomically: true, encoding: .utf8)
-        var figures: [String: Any] = [:]
-        for (path, label) in [(Self.readPath, "read"), ("/health", "health")] {
-            for clients in [1, 16] {
-                say("wrk \(label), \(clients) connection(s)")
-                let url = "http://127.0.0.1:\(port)\(path)"
-                _ = try runTool("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d2s", "-s", script, url], cpu: loadCPU, timeout: 30)
-                let child = try Child("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d\(Int(options.duration))s", "-s", script, url],
-                                      cpu: loadCPU, log: logs + "/wrk.log")
-                let cpu = window([("wrk", child.pid)])
-                // wrk cannot linger: the window closes just before it ends.
-                Clock.sleep(options.duration - 0.3)
-                let usage = cpu.finish()
-                var result = try child.resultJSON(timeout: options.duration + 30)
-                result["cpu"] = usage
-                result["rps"] = result.double("requests") / (result.double("duration_us") / 1e6)
-                record("GET \(label) ×\(clients)", usage)
-                figures["\(label)\(clients)"] = result
-                if result.int("errors") + result.int("non2xx") > 0 {
-                    notes.append("wrk \(label) ×\(clients): \(result.int("errors")) socket errors, \(result.int("non2xx")) non-2xx responses.")
-                }
+        let contenders = contenders(for: "read")
+        var figures: [Subject: [String: Any]] = [:]
+        for clients in [1, 16] {
+            for subject in contenders {
+                try use(subject)
+                let target = endpoint(subject)
+                figures[subject, default: [:]]["read\(clients)"] =
+                    try wrk(script: script, port: target.port, path: target.readPath, clients: clients, label: "\(subject.rawValue) read")
             }
         }
-        results["rest"] = ["gateway": figures, "baseline": ["read1": baseline["read1"] ?? [:], "read16": baseline["read16"] ?? [:]]]
+        if contenders.contains(.gateway) {
+            try use(.gateway)
+            for clients in [1, 16] {
+                figures[.gateway, default: [:]]["health\(clients)"] =
+                    try wrk(script: script, port: port, path: "/health", clients: clients, label: "gateway health")
+            }
+        }
+        results["rest"] = ["gateway": figures[.gateway] ?? [:], "peer": figures[.peer] ?? [:],
+                           "baseline": ["read1": baseline["read1"] ?? [:], "read16": baseline["read16"] ?? [:]]]
         for clients in [1, 16] {
-            guard let gateway = figures["read\(clients)"] as? [String: Any] else { continue }
+            let gateway = figures[.gateway]?["read\(clients)"] as? [String: Any]
+            let peer = figures[.peer]?["read\(clients)"] as? [String: Any]
             let raw = baseline["read\(clients)"]
-            let section = "REST read (GET …/characteristics/fff1/value) vs raw ReadValue"
+            let section = "REST read (GET …/characteristics/fff1/value; the peer's GET /read) vs raw ReadValue"
             let who = clients == 1 ? "1 client (sequential)" : "16 concurrent clients (16 in flight)"
-            add(Row(section: section, metric: "p50 latency, \(who)", gateway: gateway.double("p50_us"), baseline: raw?.double("p50_us"),
-                    unit: "µs", better: .lower))
-            add(Row(section: section, metric: "p99 latency, \(who)", gateway: gateway.double("p99_us"), baseline: raw?.double("p99_us"),
-                    unit: "µs", better: .lower))
-            let cpu = gateway["cpu"] as? [String: Double] ?? [:]
+            func perRead(_ result: [String: Any]?, _ process: String) -> Double? {
+                guard let result, let cpu = result["cpu"] as? [String: Double], let used = cpu[process] else { return nil }
+                return used * 10_000 / max(1, result.double("rps"))
+            }
+            for (subject, result) in [(Subject.gateway, gateway), (.peer, peer), (.raw, raw)] {
+                guard let result else { continue }
+                figure(subject, "read\(clients).p50_us", result.double("p50_us"))
+                figure(subject, "read\(clients).p99_us", result.double("p99_us"))
+                figure(subject, "read\(clients).rps", result.double("rps"))
+                figure(subject, "read\(clients).cpu_per_read_us", perRead(result, subject.rawValue))
+            }
+            add(Row(section: section, metric: "p50 latency, \(who)", gateway: gateway?.double("p50_us"), peer: peer?.double("p50_us"),
+                    baseline: raw?.double("p50_us"), unit: "µs", better: .lower))
+            add(Row(section: section, metric: "p99 latency, \(who)", gateway: gateway?.double("p99_us"), peer: peer?.double("p99_us"),
+                    baseline: raw?.double("p99_us"), unit: "µs", better: .lower))
+            let cpu = gateway?["cpu"] as? [String: Double] ?? [:]
+            let peerCPU = peer?["cpu"] as? [String: Double] ?? [:]
             let rawCPU = raw?["cpu"] as? [String: Double] ?? [:]
-            add(Row(section: section, metric: "throughput, \(who)", gateway: gateway.double("rps"), baseline: raw?.double("rps"),
-                    unit: "req/s", better: .higher,
-                    note: "CPU: gateway \(cpu["gateway"] ?? 0)%, responder \(cpu["responder"] ?? 0)% (raw run: \(rawCPU["responder"] ?? 0)%), dbus-daemon \(cpu["dbus-daemon"] ?? 0)%, wrk \(cpu["wrk"] ?? 0)%"))
-            add(Row(section: section, metric: "gateway CPU per read, \(who)",
-                    gateway: (cpu["gateway"] ?? 0) * 10_000 / max(1, gateway.double("rps")),
-                    baseline: (rawCPU["raw"] ?? 0) * 10_000 / max(1, raw?.double("rps") ?? 1), unit: "µs", better: .lower,
-                    note: "CPU time of the gateway (baseline: of the raw client) per request"))
+            add(Row(section: section, metric: "throughput, \(who)", gateway: gateway?.double("rps"), peer: peer?.double("rps"),
+                    baseline: raw?.double("rps"), unit: "req/s", better: .higher,
+                    note: "CPU: gateway \(cpu["gateway"] ?? 0)%, peer \(peerCPU["peer"] ?? 0)%, responder \(cpu["responder"] ?? 0)% (peer run: \(peerCPU["responder"] ?? 0)%, raw run: \(rawCPU["responder"] ?? 0)%), dbus-daemon \(cpu["dbus-daemon"] ?? 0)%, wrk \(cpu["wrk"] ?? 0)%"))
+            add(Row(section: section, metric: "CPU per read, \(who)", gateway: perRead(gateway, "gateway"), peer: perRead(peer, "peer"),
+                    baseline: perRead(raw, "raw"), unit: "µs", better: .lower,
+                    note: "CPU time of the gateway (the peer's; the raw client's) per request"))
         }
         for clients in [1, 16] {
-            guard let health = figures["health\(clients)"] as? [String: Any] else { continue }
+            guard let health = figures[.gateway]?["health\(clients)"] as? [String: Any] else { continue }
             add(Row(section: "HTTP only (GET /health, no D-Bus): a reference for the HTTP layer's share",
                     metric: "throughput, \(clients) client(s)", gateway: health.double("rps"), baseline: nil, unit: "req/s",
                     better: .higher, note: "p50 \(Format.number(health.double("p50_us"))) µs, p99 \(Format.number(health.double("p99_us"))) µs"))
         }
+    }
+
+    /// wrk: 2 s of warm-up, then one measured window; its JSON result with
+    /// `rps` and the CPU of every process of ours in the window.
+    func wrk(script: String, port: Int, path: String, clients: Int, label: String) throws -> [String: Any] {
+        say("wrk \(label), \(clients) connection(s)")
+        let url = "http://127.0.0.1:\(port)\(path)"
+        _ = try runTool("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d2s", "-s", script, url], cpu: loadCPU, timeout: 30)
+        let child = try Child("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d\(Int(options.duration))s", "-s", script, url],
+                              cpu: loadCPU, log: logs + "/wrk.log")
+        let cpu = window([("wrk", child.pid)])
+        // wrk cannot linger: the window closes just before it ends.
+        Clock.sleep(options.duration - 0.3)
+        let usage = cpu.finish()
+        var result = try child.resultJSON(timeout: options.duration + 30)
+        result["cpu"] = usage
+        result["rps"] = result.double("requests") / (result.double("duration_us") / 1e6)
+        record("GET \(label) ×\(clients)", usage)
+        if result.int("errors") + result.int("non2xx") > 0 {
+            notes.append("wrk \(label) ×\(clients): \(result.int("errors")) socket errors, \(result.int("non2xx")) non-2xx responses.")
+        }
+        return result
     }
 
     // MARK: Notifications
@@ -293,49 +345,108 @@ extension Bench {
         record("raw receiver 1 kHz", usage)
         baseline["notify1k"] = result
         baseline["rss"] = ["kib": idleRSS]
-        try ladder(subject: .baseline, rates: [2000, 5000, 10_000, 20_000, 50_000, 100_000])
+        try ladder(subject: .raw, rates: Self.ladderRates)
     }
 
-    func notifyGateway() throws {
-        say("notifications through the gateway at 1 kHz")
+    /// The rates the zero-loss ladder climbs.
+    static let ladderRates: [Double] = [2000, 5000, 10_000, 20_000, 50_000, 100_000]
+
+    /// One subscriber at 1 kHz on each contender, alternating; then each
+    /// one's highest zero-loss rate.
+    func notifications() throws {
+        let contenders = contenders(for: "notify")
         let count = Int(1000 * options.duration)
-        let result = try stream(clients: 1, rate: 1000, count: count, phase: "gateway 1 kHz")
+        var at1k: [Subject: [String: Any]] = [:]
+        for subject in contenders {
+            say("notifications through the \(subject.rawValue) at 1 kHz")
+            try use(subject)
+            at1k[subject] = try stream(subject, clients: 1, rate: 1000, count: count, phase: "\(subject.rawValue) 1 kHz")
+        }
         let raw = baseline["notify1k"]
-        results["notify1k"] = ["gateway": result, "baseline": raw ?? [:]]
+        results["notify1k"] = ["gateway": at1k[.gateway] ?? [:], "peer": at1k[.peer] ?? [:], "baseline": raw ?? [:]]
+        // The peer starts lower: a Python gateway may not sustain 2 kHz.
+        let best = try ladders(contenders.map { ($0, $0 == .peer ? [1000] + Self.ladderRates : Self.ladderRates) })
+        let gateway = at1k[.gateway], peer = at1k[.peer]
+        func cpu(_ result: [String: Any]?, _ process: String) -> Double? {
+            (result?["cpu"] as? [String: Double])?[process]
+        }
+        /// µs of CPU per notification: % of a core × 10,000 ÷ notifications/s.
+        func perNotification(_ result: [String: Any]?, _ process: String) -> Double? {
+            cpu(result, process).map { $0 * 10_000 / 1000 }
+        }
+        for (subject, result) in [(Subject.gateway, gateway), (.peer, peer), (.raw, raw)] {
+            guard let result else { continue }
+            figure(subject, "notify1k.p50_us", result.double("p50_us"))
+            figure(subject, "notify1k.lost", result.double("lost"))
+            figure(subject, "notify1k.cpu_per_notification_us", perNotification(result, subject.rawValue))
+        }
+        figure(.gateway, "notify.best_rate", best[.gateway]?.rate)
+        figure(.peer, "notify.best_rate", best[.peer]?.rate)
+        figure(.raw, "notify.best_rate", baseline["ladder"]?.double("best"))
         let section = "Notification path: value emitted → SSE event received (vs raw D-Bus signal receiver)"
-        add(Row(section: section, metric: "p50 latency at 1 kHz", gateway: result.double("p50_us"), baseline: raw?.double("p50_us"),
-                unit: "µs", better: .lower, note: "\(result.int("notifications")) of \(count) received, \(result.int("lost")) lost"))
-        add(Row(section: section, metric: "p99 latency at 1 kHz", gateway: result.double("p99_us"), baseline: raw?.double("p99_us"),
-                unit: "µs", better: .lower))
-        let cpu = result["cpu"] as? [String: Double] ?? [:]
-        let rawCPU = raw?["cpu"] as? [String: Double] ?? [:]
-        add(Row(section: section, metric: "CPU at 1 kHz", gateway: cpu["gateway"], baseline: rawCPU["raw"], unit: "%",
-                better: .lower, note: "% of one core; gateway vs the raw receiver"))
-        let best = try ladder(subject: .gateway, rates: [2000, 5000, 10_000, 20_000, 50_000, 100_000])
-        let rawBest = baseline["ladder"]?.double("best")
-        add(Row(section: section, metric: "highest sustained rate with zero loss (4 s steps)", gateway: best.rate,
-                baseline: rawBest, unit: "/s", better: .higher, note: best.note + (baseline["ladder"]?["note"] as? String ?? "")))
+        add(Row(section: section, metric: "p50 latency at 1 kHz", gateway: gateway?.double("p50_us"), peer: peer?.double("p50_us"),
+                baseline: raw?.double("p50_us"), unit: "µs", better: .lower,
+                note: [gateway.map { "gateway: \($0.int("notifications")) of \(count) received, \($0.int("lost")) lost" },
+                       peer.map { "peer: \($0.int("notifications")) of \(count) received, \($0.int("lost")) lost" }]
+                    .compactMap { $0 }.joined(separator: "; ")))
+        add(Row(section: section, metric: "p99 latency at 1 kHz", gateway: gateway?.double("p99_us"), peer: peer?.double("p99_us"),
+                baseline: raw?.double("p99_us"), unit: "µs", better: .lower))
+        add(Row(section: section, metric: "CPU at 1 kHz", gateway: cpu(gateway, "gateway"), peer: cpu(peer, "peer"),
+                baseline: cpu(raw, "raw"), unit: "%", better: .lower, note: "% of one core; each contender vs the raw receiver"))
+        add(Row(section: section, metric: "CPU per notification at 1 kHz", gateway: perNotification(gateway, "gateway"),
+                peer: perNotification(peer, "peer"), baseline: perNotification(raw, "raw"), unit: "µs", better: .lower,
+                note: "CPU time of the process per notification delivered"))
+        // CPU per notification again at the highest rate both sustained,
+        // where fixed costs (timers, heartbeats) weigh less.
+        let steps = { (key: String) in (self.results[key] as? [String: Any])?["steps"] as? [[String: Any]] ?? [] }
+        let gatewaySteps = steps("ladder_gateway"), peerSteps = steps("ladder_peer")
+        let common = gatewaySteps.filter { $0["lossless"] as? Bool == true }.map { $0.double("rate") }
+            .filter { rate in peerSteps.contains { $0.double("rate") == rate && $0["lossless"] as? Bool == true } }.max()
+        if let common {
+            func at(_ steps: [[String: Any]], _ process: String) -> Double? {
+                steps.first { $0.double("rate") == common }.flatMap { cpu($0, process) }.map { $0 * 10_000 / common }
+            }
+            let rawStep = steps("ladder_baseline").first { $0.double("rate") == common }
+            figure(.gateway, "notify.common.cpu_per_notification_us", at(gatewaySteps, "gateway"))
+            figure(.peer, "notify.common.cpu_per_notification_us", at(peerSteps, "peer"))
+            figures["notify.common_rate"] = common
+            add(Row(section: section, metric: "CPU per notification at \(Format.number(common))/s (the highest rate both sustained)",
+                    gateway: at(gatewaySteps, "gateway"), peer: at(peerSteps, "peer"),
+                    baseline: rawStep.flatMap { cpu($0, "raw") }.map { $0 * 10_000 / common }, unit: "µs", better: .lower))
+        }
+        add(Row(section: section, metric: "highest sustained rate with zero loss (4 s steps)", gateway: best[.gateway]?.rate,
+                peer: best[.peer]?.rate, baseline: baseline["ladder"]?.double("best"), unit: "/s", better: .higher,
+                note: [best[.gateway]?.note, best[.peer]?.note, baseline["ladder"]?["note"] as? String]
+                    .compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")))
     }
 
-    /// One run of `clients` SSE streams of the notifying characteristic
-    /// while the responder emits `count` values at `rate`.
-    func stream(clients: Int, rate: Double, count: Int, phase: String) throws -> [String: Any] {
-        let child = try Child("sse-load", [tool("sse-load"), "stream", "--linger", "1", "--port", String(port), "--path", Self.notifyPath,
-                                           "--clients", String(clients), "--count", String(count), "--idle-ms", "3000",
-                                           "--timeout-ms", String(Int(Double(count) / rate * 1000 * 4 + 60_000))],
+    /// One run of `clients` SSE streams of the notifying characteristic on
+    /// `subject` while the responder emits `count` values at `rate`; what
+    /// has not arrived `grace` seconds after the emission ends is lost.
+    func stream(_ subject: Subject, clients: Int, rate: Double, count: Int, phase: String, grace: Double = 15) throws -> [String: Any] {
+        let target = endpoint(subject)
+        let child = try Child("sse-load", [tool("sse-load"), "stream", "--linger", "1", "--port", String(target.port),
+                                           "--path", target.notifyPath, "--clients", String(clients), "--count", String(count),
+                                           "--idle-ms", "3000", "--timeout-ms", String(Int((Double(count) / rate * 2 + grace) * 1000))],
                               cpu: loadCPU, log: logs + "/sse-load.log")
         guard child.readLine(timeout: 120, where: { $0.hasPrefix("ready") }) != nil else { throw BenchError("sse-load not ready") }
         let cpu = window([("sse-load", child.pid)])
         let emitted = try emit(rate: rate, count: count)
-        var result = try child.resultJSON(timeout: Double(count) / rate * 4 + 120)
+        var result = try child.resultJSON(timeout: Double(count) / rate * 2 + grace + 60)
         let usage = cpu.finish()
         child.finish()
         result["cpu"] = usage
         result["emit_seconds"] = emitted.seconds
-        result["gateway_rss_kib"] = ProcStats.memory(gateway?.pid ?? 0)?.rss ?? 0
-        result["gateway_peak_rss_kib"] = ProcStats.memory(gateway?.pid ?? 0)?.peak ?? 0
+        let pid = process(subject)?.pid ?? 0
+        result["\(subject.rawValue)_rss_kib"] = ProcStats.memory(pid)?.rss ?? 0
+        result["\(subject.rawValue)_peak_rss_kib"] = ProcStats.memory(pid)?.peak ?? 0
         record(phase, usage)
         return result
+    }
+
+    /// The same on the gateway.
+    func stream(clients: Int, rate: Double, count: Int, phase: String) throws -> [String: Any] {
+        try stream(.gateway, clients: clients, rate: rate, count: count, phase: phase)
     }
 
     func rawListen(rate: Double, count: Int) throws -> [String: Any] {
@@ -351,125 +462,221 @@ extension Bench {
         return result
     }
 
-    /// Raises the rate until a step loses a value (or the responder cannot
-    /// emit that fast), then bisects twice between the last good rate and
-    /// the first bad one. Each step sends 4 s of values.
+    /// One subject's highest zero-loss rate (see `ZeroLossLadder`); each
+    /// step sends 4 s of values.
     @discardableResult
     func ladder(subject: Subject, rates: [Double]) throws -> (rate: Double, note: String) {
-        say("highest zero-loss rate (\(subject == .gateway ? "gateway" : "raw"))")
-        var steps: [[String: Any]] = []
-        var good: Double?
-        var bad: Double?
-        var note = ""
-        func attempt(_ rate: Double) throws -> Bool {
-            let count = Int(rate * 4)
-            var result = subject == .gateway
-                ? try stream(clients: 1, rate: rate, count: count, phase: "gateway \(Int(rate))/s")
-                : try rawListen(rate: rate, count: count)
-            let received = result.int(subject == .gateway ? "unique" : "unique")
-            // Sustained: nothing lost, and no backlog building up (a queue
-            // in the bus daemon or the gateway shows as a p99 beyond 100 ms).
-            let lossless = result.int("lost") == 0 && result.int("out_of_order") == 0 && received == count
-                && result.int("closed_early") == 0 && result.double("p99_us") < 100_000
-            let emitterKeptUp = result.double("emit_seconds") <= Double(count) / rate * 1.1 + 0.05
-            result["rate"] = rate
-            result["lossless"] = lossless
-            result["emitter_kept_up"] = emitterKeptUp
-            steps.append(result)
-            if subject == .baseline { baseline["rate\(Int(rate))"] = result }
-            say("  \(Int(rate))/s: \(received) of \(count)\(lossless ? "" : ", LOSS or backlog") p99 \(Format.number(result.double("p99_us"))) µs\(emitterKeptUp ? "" : " (responder could not keep the rate)")")
-            if !emitterKeptUp { note = " The responder could not emit faster than this; the real limit may be higher." }
-            return lossless && emitterKeptUp
-        }
-        for rate in rates {
-            if try attempt(rate) { good = rate } else {
-                bad = rate
-                break
+        try ladders([(subject, rates)])[subject] ?? (0, "")
+    }
+
+    /// Several subjects' zero-loss ladders, their steps taken in turn, so
+    /// that the machine's noise hits each alike.
+    func ladders(_ plans: [(Subject, [Double])]) throws -> [Subject: (rate: Double, note: String)] {
+        say("highest zero-loss rate (\(plans.map(\.0.rawValue).joined(separator: ", ")))")
+        var searches = plans.map { (subject: $0.0, ladder: ZeroLossLadder(rates: $0.1), steps: [[String: Any]]()) }
+        while searches.contains(where: { $0.ladder.next != nil }) {
+            for index in searches.indices {
+                guard let rate = searches[index].ladder.next else { continue }
+                let subject = searches[index].subject
+                try use(subject)
+                let count = Int(rate * 4)
+                var result = subject == .raw
+                    ? try rawListen(rate: rate, count: count)
+                    : try stream(subject, clients: 1, rate: rate, count: count, phase: "\(subject.rawValue) \(Int(rate))/s")
+                let received = result.int("unique")
+                // Sustained: nothing lost, and no backlog building up (a queue
+                // in the bus daemon or the gateway shows as a p99 beyond 100 ms).
+                let sustained = result.int("lost") == 0 && result.int("out_of_order") == 0 && received == count
+                    && result.int("closed_early") == 0 && result.double("p99_us") < 100_000
+                let emitterKeptUp = result.double("emit_seconds") <= Double(count) / rate * 1.1 + 0.05
+                result["rate"] = rate
+                result["lossless"] = sustained
+                result["emitter_kept_up"] = emitterKeptUp
+                searches[index].steps.append(result)
+                searches[index].ladder.record(rate: rate, sustained: sustained, emitterKeptUp: emitterKeptUp)
+                if subject == .raw { baseline["rate\(Int(rate))"] = result }
+                say("  \(subject.rawValue) \(Int(rate))/s: \(received) of \(count)\(sustained ? "" : ", LOSS or backlog") p99 \(Format.number(result.double("p99_us"))) µs\(emitterKeptUp ? "" : " (responder could not keep the rate)")")
             }
         }
-        if let low = good, let high = bad, note.isEmpty {
-            var (low, high) = (low, high)
-            for _ in 0..<2 {
-                let middle = ((low * high).squareRoot() / 100).rounded() * 100
-                guard middle > low, middle < high else { break }
-                if try attempt(middle) { low = middle } else { high = middle }
-            }
-            good = low
-            note = " Sustained at \(Format.number(low))/s; loss or a growing backlog (p99 > 100 ms) at \(Format.number(high))/s."
+        var outcome: [Subject: (rate: Double, note: String)] = [:]
+        for search in searches {
+            let (subject, best, note) = (search.subject, search.ladder.good ?? 0, search.ladder.note)
+            let key = subject == .raw ? "ladder_baseline" : "ladder_\(subject.rawValue)"
+            results[key] = ["best": best, "steps": search.steps, "note": note]
+            let who = ["raw": "Raw:", "gateway": "Gateway:", "peer": "Peer:"][subject.rawValue] ?? ""
+            if subject == .raw { baseline["ladder"] = ["best": best, "note": note.isEmpty ? "" : who + note] }
+            outcome[subject] = (best, note.isEmpty ? "" : who + note)
         }
-        let best = good ?? 0
-        let key = subject == .gateway ? "ladder_gateway" : "ladder_baseline"
-        results[key] = ["best": best, "steps": steps, "note": note]
-        if subject == .baseline { baseline["ladder"] = ["best": best, "note": note.isEmpty ? "" : " Raw:" + note] }
-        return (best, note.isEmpty ? "" : "Gateway:" + note)
+        return outcome
     }
 
     // MARK: Fan-out
 
+    /// `options.fanout` subscribers of one characteristic at
+    /// `options.fanoutRate`, on each contender (alternating), 5 s of values.
     func fanout() throws {
         let rate = options.fanoutRate
-        let raw = try baseline["rate\(Int(rate))"] ?? rawListenWithoutGateway(rate: rate)
+        let raw = try baseline["rate\(Int(rate))"] ?? (rate == 1000 ? baseline["notify1k"] : nil) ?? rawListenWithoutGateway(rate: rate)
+        let contenders = contenders(for: "fanout")
         var all: [String: Any] = [:]
         let section = "SSE fan-out at \(Format.number(rate)) events/s (vs one raw D-Bus receiver at the same rate)"
         let rawCPU = raw["cpu"] as? [String: Double] ?? [:]
         for clients in options.fanout {
-            say("fan-out: \(clients) subscribers at \(Int(rate))/s")
             let count = Int(rate * 5)
-            let result = try stream(clients: clients, rate: rate, count: count, phase: "fan-out ×\(clients)")
-            all["\(clients)"] = result
-            let cpu = result["cpu"] as? [String: Double] ?? [:]
-            let perClient = result.double("delivered_rate") / Double(clients)
-            let expected = Double(count * clients)
-            let share = result.double("notifications") / expected * 100
-            add(Row(section: section, metric: "\(clients) subscribers: delivered events/s per subscriber", gateway: perClient,
-                    baseline: raw.double("rate"), unit: "/s", better: .higher,
-                    note: "all subscribers: \(Format.number(result.double("delivered_rate")))/s; \(String(format: "%.1f", share))% of \(Format.number(expected)) delivered; \(result.int("lost")) lost, \(result.int("closed_early")) streams dropped, \(result.int("failed")) failed to open"))
-            add(Row(section: section, metric: "\(clients) subscribers: p99 latency", gateway: result.double("p99_us"),
-                    baseline: raw.double("p99_us"), unit: "µs", better: .lower,
-                    note: "p50 \(Format.number(result.double("p50_us"))) µs (raw \(Format.number(raw.double("p50_us"))) µs)"))
-            let loadSide = (cpu["sse-load"] ?? 0) + (cpu["responder"] ?? 0) + (cpu["dbus-daemon"] ?? 0)
-            if loadSide + (cpu["foreign"] ?? 0) * 2 >= 90 {
-                notes.append("Fan-out ×\(clients): CPU 0 (sse-load, responder, dbus-daemon: \(Format.number(loadSide))% of a core, plus others' work) was close to saturation, so the client side may limit this figure.")
+            var runs: [Subject: [String: Any]] = [:]
+            for subject in contenders {
+                say("fan-out: \(clients) subscribers at \(Int(rate))/s (\(subject.rawValue))")
+                try use(subject)
+                runs[subject] = try stream(subject, clients: clients, rate: rate, count: count,
+                                              phase: "\(subject.rawValue) fan-out ×\(clients)")
             }
-            add(Row(section: section, metric: "\(clients) subscribers: CPU", gateway: cpu["gateway"], baseline: rawCPU["raw"],
+            all["\(clients)"] = Dictionary(uniqueKeysWithValues: runs.map { ($0.key.rawValue, $0.value) })
+            let expected = Double(count * clients)
+            func perClient(_ subject: Subject) -> Double? { runs[subject].map { $0.double("delivered_rate") / Double(clients) } }
+            func cpu(_ subject: Subject) -> Double? { (runs[subject]?["cpu"] as? [String: Double])?[subject.rawValue] }
+            func describe(_ subject: Subject) -> String? {
+                guard let result = runs[subject] else { return nil }
+                let share = result.double("notifications") / expected * 100
+                return "\(subject.rawValue): \(Format.number(result.double("delivered_rate")))/s in all, \(String(format: "%.1f", share))% of \(Format.number(expected)) delivered, \(result.int("lost")) lost, \(result.int("closed_early")) streams dropped, \(result.int("failed")) failed to open"
+            }
+            for subject in contenders {
+                guard let result = runs[subject] else { continue }
+                figure(subject, "fanout\(clients)@\(Int(rate)).lost", expected - result.double("unique"))
+                figure(subject, "fanout\(clients)@\(Int(rate)).delivered", result.double("notifications"))
+                figure(subject, "fanout\(clients)@\(Int(rate)).expected", expected)
+                figure(subject, "fanout\(clients)@\(Int(rate)).dropped", result.double("closed_early") + result.double("failed"))
+                figure(subject, "fanout\(clients)@\(Int(rate)).cpu", cpu(subject))
+                let loadSide = ["sse-load", "responder", "dbus-daemon"].reduce(0.0) { $0 + ((result["cpu"] as? [String: Double])?[$1] ?? 0) }
+                if loadSide + ((result["cpu"] as? [String: Double])?["foreign"] ?? 0) * 2 >= 90 {
+                    notes.append("Fan-out ×\(clients) (\(subject.rawValue)): CPU 0 (sse-load, responder, dbus-daemon: \(Format.number(loadSide))% of a core, plus others' work) was close to saturation, so the client side may limit this figure.")
+                }
+            }
+            add(Row(section: section, metric: "\(clients) subscribers: delivered events/s per subscriber", gateway: perClient(.gateway),
+                    peer: perClient(.peer), baseline: raw.double("rate"), unit: "/s", better: .higher,
+                    note: [describe(.gateway), describe(.peer)].compactMap { $0 }.joined(separator: "; ")))
+            func undelivered(_ subject: Subject) -> Double? { runs[subject].map { expected - $0.double("unique") } }
+            add(Row(section: section, metric: "\(clients) subscribers: values not delivered", gateway: undelivered(.gateway),
+                    peer: undelivered(.peer), baseline: raw.double("lost"), unit: "", better: .lower,
+                    note: "of \(Format.number(expected)) (\(count) values × \(clients) streams): lost, or on a stream the server dropped, or not there 15 s after the last emission"))
+            add(Row(section: section, metric: "\(clients) subscribers: p99 latency", gateway: runs[.gateway]?.double("p99_us"),
+                    peer: runs[.peer]?.double("p99_us"), baseline: raw.double("p99_us"), unit: "µs", better: .lower,
+                    note: "p50: gateway \(Format.number(runs[.gateway]?.double("p50_us"))) µs, peer \(Format.number(runs[.peer]?.double("p50_us"))) µs, raw \(Format.number(raw.double("p50_us"))) µs"))
+            /// µs of CPU per event delivered to a stream, over the whole window
+            /// (emission and the drain after it).
+            func perEvent(_ subject: Subject) -> Double? {
+                guard let result = runs[subject], let usage = result["cpu"] as? [String: Double],
+                    let used = usage[subject.rawValue], let window = usage["window_s"], result.double("notifications") > 0
+                else { return nil }
+                return used / 100 * window / result.double("notifications") * 1e6
+            }
+            for subject in contenders { figure(subject, "fanout\(clients)@\(Int(rate)).cpu_per_event_us", perEvent(subject)) }
+            add(Row(section: section, metric: "\(clients) subscribers: CPU per event delivered", gateway: perEvent(.gateway),
+                    peer: perEvent(.peer), baseline: nil, unit: "µs", better: .lower,
+                    note: "CPU time over the window (the emission and the drain after it) ÷ events delivered to all streams"))
+            add(Row(section: section, metric: "\(clients) subscribers: CPU", gateway: cpu(.gateway), peer: cpu(.peer), baseline: rawCPU["raw"],
                     unit: "%", better: .lower,
-                    note: "% of one core; sse-load \(cpu["sse-load"] ?? 0)%, responder \(cpu["responder"] ?? 0)%, dbus-daemon \(cpu["dbus-daemon"] ?? 0)%; gateway peak RSS \(Format.number(result.double("gateway_peak_rss_kib") / 1024)) MiB"))
+                    note: "% of one core; peak RSS: gateway \(Format.number(runs[.gateway].map { $0.double("gateway_peak_rss_kib") / 1024 })) MiB, peer \(Format.number(runs[.peer].map { $0.double("peer_peak_rss_kib") / 1024 })) MiB"))
         }
-        results["fanout"] = ["gateway": all, "baseline": raw]
+        results["fanout"] = ["contenders": all, "baseline": raw, "rate": rate]
     }
 
     private func rawListenWithoutGateway(rate: Double) throws -> [String: Any] {
-        notes.append("The fan-out baseline was measured with the gateway on the bus (idle).")
+        try use(.raw)
         return try rawListen(rate: rate, count: Int(rate * 5))
     }
 
     // MARK: Memory
 
-    func memory(idleRSS: Int) throws {
-        say("memory: 1,000 SSE clients")
-        guard let gateway else { return }
-        let before = ProcStats.memory(gateway.pid)?.rss ?? idleRSS
-        let hold = try Child("sse-load", [tool("sse-load"), "hold", "--port", String(port), "--path", "/v1/events", "--clients", "1000"],
-                             cpu: loadCPU, log: logs + "/sse-load.log")
-        guard let ready = hold.readLine(timeout: 120, where: { $0.hasPrefix("ready") }) else { throw BenchError("hold not ready") }
-        Clock.sleep(3)
-        let with1000 = ProcStats.memory(gateway.pid)?.rss ?? 0
-        hold.closeInput()
-        _ = try? hold.resultJSON(timeout: 30)
-        Clock.sleep(3)
-        let after = ProcStats.memory(gateway.pid)?.rss ?? 0
-        let perClient = Double(with1000 - before) / 1000
+    /// A fresh gateway and a fresh peer, both idle on the bus (nothing is
+    /// emitted in this phase, so neither disturbs the other): idle RSS;
+    /// 1,000 idle SSE streams on each in turn; RSS with them, just after
+    /// they close, and `settleSeconds` after they closed (the two waits
+    /// overlap).
+    func memory() throws {
+        let contenders = contenders(for: "memory")
+        try use(.raw)
+        for subject in contenders {
+            switch subject {
+            case .gateway:
+                port = HTTPProbe.freePort()
+                gateway = try startGateway(address, port: port, tag: "main")
+            case .peer:
+                peerPort = HTTPProbe.freePort()
+                peer = try startPeer(address, port: peerPort, tag: "main")
+            case .raw: break
+            }
+        }
+        Clock.sleep(2)
+        var entries: [Subject: [String: Any]] = [:]
+        var closedAt: [Subject: Double] = [:]
+        for subject in contenders {
+            guard let pid = process(subject)?.pid else { continue }
+            let idle = ProcStats.memory(pid)?.rss ?? 0
+            say("memory: 1,000 idle SSE streams on the \(subject.rawValue) (idle RSS \(idle) KiB)")
+            let hold = try Child("sse-load", [tool("sse-load"), "hold", "--port", String(endpoint(subject).port), "--path",
+                                              endpoint(subject).idlePath, "--clients", "1000"],
+                                 cpu: loadCPU, log: logs + "/sse-load.log")
+            guard let ready = hold.readLine(timeout: 120, where: { $0.hasPrefix("ready") }) else { throw BenchError("hold not ready") }
+            Clock.sleep(3)
+            let with1000 = ProcStats.memory(pid)?.rss ?? 0
+            hold.closeInput()
+            _ = try? hold.resultJSON(timeout: 30)
+            hold.wait(timeout: 5)
+            closedAt[subject] = Clock.seconds()
+            entries[subject] = ["idle_kib": idle, "with_1000_kib": with1000, "ready": ready, "path": endpoint(subject).idlePath]
+        }
+        // RSS every 5 s after the streams closed, until `settleSeconds`
+        // have passed for each.
+        var samples: [Subject: [[Double]]] = [:]
+        let last = closedAt.values.max() ?? Clock.seconds()
+        var after: [Subject: Int] = [:]
+        while after.count < closedAt.count {
+            let now = Clock.seconds()
+            for (subject, closed) in closedAt where after[subject] == nil {
+                let rss = ProcStats.memory(process(subject)?.pid ?? 0)?.rss ?? 0
+                samples[subject, default: []].append([(now - closed).rounded(), Double(rss)])
+                if now - closed >= options.settleSeconds { after[subject] = rss }
+            }
+            guard after.count < closedAt.count else { break }
+            let next = closedAt.filter { after[$0.key] == nil }.map { $0.value + options.settleSeconds }.min() ?? last
+            Clock.sleep(max(0.05, min(5, next - Clock.seconds())))
+        }
         let rawRSS = baseline["rss"]?.double("kib")
-        add(Row(section: "Memory (RSS)", metric: "idle, after start-up", gateway: Double(idleRSS) / 1024,
+        var json: [String: Any] = ["settle_s": options.settleSeconds, "raw_receiver_kib": rawRSS ?? 0]
+        for subject in contenders {
+            guard var entry = entries[subject] else { continue }
+            let idle = entry.double("idle_kib"), with1000 = entry.double("with_1000_kib")
+            let settled = Double(after[subject] ?? 0)
+            entry["after_kib"] = settled
+            entry["samples"] = samples[subject] ?? []
+            entry["per_stream_kib"] = (with1000 - idle) / 1000
+            json[subject.rawValue] = entry
+            figure(subject, "idle_rss_mib", idle / 1024)
+            figure(subject, "stream_kib", (with1000 - idle) / 1000)
+            figure(subject, "rss_after_close_ratio", settled / max(1, idle))
+            figure(subject, "rss_after_close_mib", settled / 1024)
+        }
+        figure(.raw, "idle_rss_mib", rawRSS.map { $0 / 1024 })
+        results["memory"] = json
+        func value(_ subject: Subject, _ key: String, _ scale: Double = 1024) -> Double? {
+            (json[subject.rawValue] as? [String: Any]).map { $0.double(key) / scale }
+        }
+        let section = "Memory (RSS)"
+        add(Row(section: section, metric: "idle, after start-up", gateway: value(.gateway, "idle_kib"), peer: value(.peer, "idle_kib"),
                 baseline: rawRSS.map { $0 / 1024 }, unit: "MiB", better: .lower,
                 note: "baseline: the raw libdbus receiver (dbus-floor listen) subscribed and idle"))
-        add(Row(section: "Memory (RSS)", metric: "with 1,000 SSE clients on /v1/events", gateway: Double(with1000) / 1024,
-                baseline: nil, unit: "MiB", better: .lower,
-                note: "\(ready); before them \(Format.number(Double(before) / 1024)) MiB, after they left \(Format.number(Double(after) / 1024)) MiB"))
-        add(Row(section: "Memory (RSS)", metric: "cost per SSE client", gateway: perClient, baseline: nil, unit: "KiB",
-                better: .lower, note: "(RSS with 1,000 − RSS before) ÷ 1,000; no raw equivalent"))
-        results["memory"] = ["idle_kib": idleRSS, "before_kib": before, "with_1000_kib": with1000, "after_kib": after,
-                             "per_client_kib": perClient, "raw_receiver_kib": rawRSS ?? 0]
+        add(Row(section: section, metric: "with 1,000 idle SSE streams", gateway: value(.gateway, "with_1000_kib"),
+                peer: value(.peer, "with_1000_kib"), baseline: nil, unit: "MiB", better: .lower,
+                note: "gateway: GET /v1/events; peer: its notification stream (no values flow)"))
+        add(Row(section: section, metric: "cost per idle SSE stream", gateway: value(.gateway, "per_stream_kib", 1),
+                peer: value(.peer, "per_stream_kib", 1), baseline: nil, unit: "KiB", better: .lower,
+                note: "(RSS with 1,000 − idle RSS) ÷ 1,000"))
+        add(Row(section: section, metric: "\(Int(options.settleSeconds)) s after the 1,000 streams closed", gateway: value(.gateway, "after_kib"),
+                peer: value(.peer, "after_kib"), baseline: nil, unit: "MiB", better: .lower,
+                note: contenders.map { subject in
+                    let ratio = (value(subject, "after_kib") ?? 0) / max(0.001, value(subject, "idle_kib") ?? 0)
+                    return "\(subject.rawValue) \(String(format: "%.2f", ratio))× its idle RSS"
+                }.joined(separator: "; ")))
     }
 
     /// Connect, subscribe, disconnect, in a loop, for `churnSeconds`, while

@@ -9,23 +9,76 @@ struct Options {
     var churnSeconds = 60.0
     var advertisers = 1000
     var advertisingInterval = 0.1
-    var fanout = [10, 100, 1000]
-    var fanoutRate = 10_000.0
+    /// Subscriber counts of the fan-out phase, at `fanoutRate` events/s.
+    var fanout = [100, 1000]
+    var fanoutRate = 1000.0
+    /// How long the memory phase waits after 1,000 streams close before it
+    /// reads RSS again.
+    var settleSeconds = 60.0
+    /// `--only` / BENCH_PHASES: phases (`read`), or one subject's phase
+    /// (`peer-read`, `gateway-read`, `raw-read`); empty runs everything.
     var only: Set<String> = []
     /// How long to wait at the start for the shared machine to be quiet.
     var quietWait = 120.0
 
-    func wants(_ phase: String) -> Bool { only.isEmpty || only.contains(phase) }
+    /// The phases, in the order they run; `--only` accepts these names (a
+    /// phase added in a file of its own adds its name here).
+    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan"]
+    static let aliases = ["rest": "read"]
+
+    /// Whether `phase` runs for `subject` (nil: for any subject).
+    func wants(_ phase: String, _ subject: Subject? = nil) -> Bool {
+        guard !only.isEmpty else { return true }
+        if only.contains(phase) { return true }
+        if let subject { return only.contains("\(subject.rawValue)-\(phase)") }
+        return Subject.allCases.contains { only.contains("\($0.rawValue)-\(phase)") }
+    }
+
+    /// Whether every phase runs (a complete run may update BENCHMARKS.md).
+    var complete: Bool { only.isEmpty }
+
+    /// Parses a `--only` list; nil and a message when an entry names no phase.
+    static func phases(_ list: String) -> (Set<String>, String?) {
+        var out: Set<String> = []
+        for entry in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+            var words = entry.split(separator: "-", maxSplits: 1).map(String.init)
+            if words.count == 2, Subject(rawValue: words[0]) == nil { words = [entry] }
+            let phase = aliases[words.last ?? ""] ?? words.last ?? ""
+            guard phases.contains(phase) else {
+                return (out, "unknown phase \(entry) (phases: \(phases.joined(separator: ", ")); a subject prefix raw-, gateway- or peer- picks one subject's run)")
+            }
+            out.insert(words.count == 2 ? "\(words[0])-\(phase)" : phase)
+        }
+        return (out, nil)
+    }
 }
 
-/// The benchmark: starts the private bus, the responder, the gateway and the
-/// load generators, runs each measurement, and collects rows for the report.
+/// Who a phase measures: the raw libdbus floor, blegateway, or the peer (a
+/// small Bleak + aiohttp gateway, Benchmarks/peer/).
+enum Subject: String, CaseIterable {
+    case raw, gateway, peer
+
+    /// Its name in the report's columns and CPU tables.
+    var label: String {
+        switch self {
+        case .raw: "raw libdbus"
+        case .gateway: "blegateway"
+        case .peer: "peer (Bleak + aiohttp)"
+        }
+    }
+}
+
+/// The benchmark: starts the private bus, the responder, the gateway, the
+/// peer and the load generators, runs each measurement, and collects rows
+/// for the report.
 ///
-/// Placement on this 2-core machine: the gateway alone on CPU 1; the bus
-/// daemon, the responder (or simulator) and the load generators on CPU 0.
-/// A raw baseline tool runs where the gateway would (CPU 1), and every
-/// baseline runs while no gateway is on the bus, since the gateway would
-/// otherwise receive the same signals and share the core.
+/// Placement on this 2-core machine: the gateway (or the peer) alone on
+/// CPU 1; the bus daemon, the responder (or simulator) and the load
+/// generators on CPU 0. A raw baseline tool runs where the gateway would
+/// (CPU 1). Whoever is measured is alone on the bus with the responder:
+/// every baseline runs while no gateway is on it, and the gateway and the
+/// peer take turns (`use(_:)`), since each would otherwise receive the
+/// other's signals and share its core.
 final class Bench {
     let options: Options
     let gatewayCPU: Int?
@@ -37,6 +90,13 @@ final class Bench {
     var loadByPhase: [(String, [String: Double])] = []
     var logs: String { options.out + "/logs" }
     var baseline: [String: [String: Any]] = [:]
+    /// The figures the targets are judged by, named `subject.figure`
+    /// (`gateway.read16.rps`, `peer.notify.best_rate`, ...).
+    var figures: [String: Double] = [:]
+    /// The targets table; a phase may add its own rows (see Targets.swift).
+    var targets: [TargetRow] = []
+    /// How long each phase took, in the order they ran.
+    var timings: [(String, Double)] = []
 
     // The main environment.
     var daemon: Child?
@@ -44,6 +104,8 @@ final class Bench {
     var responder: Child?
     var gateway: Child?
     var port = 0
+    var peer: Child?
+    var peerPort = 0
 
     static let device = "B0:0B:00:00:00:01"
     static let readPath = "/v1/devices/\(device)/characteristics/fff1/value"
@@ -121,13 +183,8 @@ final class Bench {
              // /var/lib/blegateway, which another gateway may hold.
              "--state-dir", options.out + "/state-\(tag)"],
             cpu: gatewayCPU, log: logs + "/gateway-\(tag).log")
-        let deadline = Clock.seconds() + 20
-        while Clock.seconds() < deadline {
-            if let response = HTTPProbe.get(port: port, path: "/health", timeout: 1), response.status == 200 { return child }
-            guard child.isRunning else { throw BenchError("blegateway exited; see \(logs)/gateway-\(tag).log") }
-            Clock.sleep(0.005)
-        }
-        throw BenchError("blegateway did not answer /health")
+        try waitForHealth(child, port: port, log: "gateway-\(tag).log")
+        return child
     }
 
     /// Runs a tool to completion and returns its JSON result.
@@ -154,7 +211,19 @@ final class Bench {
         if let daemon { processes.append(("dbus-daemon", daemon.pid)) }
         if let responder { processes.append(("responder", responder.pid)) }
         if let gateway { processes.append(("gateway", gateway.pid)) }
+        if let peer { processes.append(("peer", peer.pid)) }
         return CPUWindow(processes)
+    }
+
+    /// Runs one phase and records how long it took.
+    func timed(_ phase: String, _ body: () throws -> Void) rethrows {
+        let start = Clock.seconds()
+        defer {
+            let seconds = Clock.seconds() - start
+            timings.append((phase, seconds))
+            say("  (\(phase): \(Format.number(seconds)) s)")
+        }
+        try body()
     }
 
     func record(_ phase: String, _ cpu: [String: Double]) {
@@ -166,13 +235,13 @@ final class Bench {
 
     func add(_ row: Row) {
         rows.append(row)
-        say("  \(row.metric): gateway \(Format.number(row.gateway, unit: row.unit)), raw \(Format.number(row.baseline, unit: row.unit)), ratio \(Format.ratio(row))")
+        say("  \(row.metric): gateway \(Format.number(row.gateway, unit: row.unit)), peer \(Format.number(row.peer, unit: row.unit)), raw \(Format.number(row.baseline, unit: row.unit)); ÷ peer \(Format.ratio(row.peerRatio)), ÷ raw \(Format.ratio(row))")
     }
 
     // MARK: The run
 
     func run() throws {
-        results["machine"] = Machine.describe()
+        results["machine"] = Machine.describe().merging(Machine.peer(python: peerPython)) { $1 }
         results["idle_before"] = waitForQuiet()
         say("machine: \(Machine.summary()); before the run: \(results["idle_before"] ?? "")")
         let (daemon, address) = try startDaemon("main")
@@ -181,39 +250,36 @@ final class Bench {
         responder = try startResponder(address)
         say("bus \(address); responder started")
 
+        // The raw floor first, while nothing else is on the bus.
         say("baselines (no gateway on the bus)")
-        if options.wants("startup") { try startupBaseline() }
-        if options.wants("economy") { try economy(subject: .baseline) }
-        if options.wants("rest") { try restBaseline() }
-        if options.wants("notify") { try notifyBaseline() }
-        if options.wants("fanout") && !options.wants("notify") { try ladder(subject: .baseline, rates: [options.fanoutRate]) }
+        if options.wants("startup", .raw) { try timed("raw startup") { try startupBaseline() } }
+        if options.wants("economy", .raw) { try timed("raw economy") { try economy(subject: .raw) } }
+        if options.wants("read", .raw) { try timed("raw read") { try restBaseline() } }
+        if options.wants("notify", .raw) { try timed("raw notify") { try notifyBaseline() } }
+        if options.wants("fanout", .raw) && !options.wants("notify", .raw) {
+            try timed("raw fanout") { try ladder(subject: .raw, rates: [options.fanoutRate]) }
+        }
 
-        if options.wants("startup") { try startupGateway() }
-        port = HTTPProbe.freePort()
-        gateway = try startGateway(address, port: port, tag: "main")
-        Clock.sleep(2)
-        let idle = ProcStats.memory(gateway?.pid ?? 0)
-        results["gateway_idle_rss_kib"] = idle?.rss ?? 0
-        say("gateway on port \(port); idle RSS \(idle?.rss ?? 0) KiB")
-        // Memory first, on a gateway that has served nothing yet.
-        if options.wants("memory") { try memory(idleRSS: idle?.rss ?? 0) }
-        if options.wants("economy") { try economy(subject: .gateway) }
-        if options.wants("rest") { try restGateway() }
-        if options.wants("notify") { try notifyGateway() }
-        if options.wants("fanout") { try fanout() }
-        if options.wants("memory") { try churn() }
-        gateway?.stop()
-        gateway = nil
-        if options.wants("state") { try stateStore() }
+        // Then blegateway and the peer, one at a time on the bus (each would
+        // receive the other's signals), alternating within each phase so
+        // that the machine's noise hits both.
+        if !contenders(for: "startup").isEmpty { try timed("startup") { try startup() } }
+        // Memory first, on fresh processes that have served nothing yet.
+        if !contenders(for: "memory").isEmpty { try timed("memory") { try memory() } }
+        if options.wants("economy", .gateway) { try timed("gateway economy") { try use(.gateway); try economy(subject: .gateway) } }
+        if !contenders(for: "read").isEmpty { try timed("read") { try reads() } }
+        if !contenders(for: "notify").isEmpty { try timed("notify") { try notifications() } }
+        if !contenders(for: "fanout").isEmpty { try timed("fanout") { try fanout() } }
+        if options.wants("churn", .gateway) { try timed("churn") { try use(.gateway); try churn() } }
+        if options.wants("state", .gateway) { try timed("state") { try use(.raw); try stateStore() } }
+        try use(.raw)
         responder?.stop()
         responder = nil
         daemon.stop()
         self.daemon = nil
-        if options.wants("scan") { try scan() }
+        if options.wants("scan", .gateway) { try timed("scan") { try scan() } }
         results["idle_after"] = Machine.idleSample(seconds: 2)
     }
-
-    enum Subject { case gateway, baseline }
 
     /// The machine is shared: waits (up to `quietWait` seconds) for a 3 s
     /// window in which others use under 25% of it, so that runs start from

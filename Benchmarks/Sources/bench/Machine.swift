@@ -23,6 +23,16 @@ enum Machine {
         ]
     }
 
+    /// The peer's Python and the versions of the packages it runs on.
+    static func peer(python: String) -> [String: Any] {
+        let script = "import sys; from importlib.metadata import version as v; "
+            + "print(sys.version.split()[0]); print(', '.join(p + ' ' + v(p) for p in ('bleak', 'dbus-fast', 'aiohttp')))"
+        guard let child = try? Child("python", [python, "-c", script], cpu: nil, log: "/dev/null") else { return [:] }
+        let lines = child.readRest(timeout: 30)
+        guard lines.count >= 2 else { return [:] }
+        return ["python": lines[0], "peer_packages": lines[1]]
+    }
+
     static func summary() -> String {
         let machine = describe()
         return "\(machine["cpu"] ?? ""), \(machine["cores"] ?? 0) cores, \(machine["memory_mib"] ?? 0) MiB"

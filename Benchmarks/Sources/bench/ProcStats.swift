@@ -77,11 +77,12 @@ struct CPUWindow {
         startProcesses = processes.compactMap { name, pid in ProcStats.cpuSeconds(pid).map { (name, pid, $0) } }
     }
 
-    /// Per process: % of one core; plus machine busy % (of all cores) and foreign % (of all cores).
+    /// Per process: % of one core; plus machine busy % (of all cores),
+    /// foreign % (of all cores) and the window's length (`window_s`).
     func finish() -> [String: Double] {
         let elapsed = Clock.seconds() - start
         let machine = ProcStats.machine()
-        var result: [String: Double] = [:]
+        var result: [String: Double] = ["window_s": (elapsed * 1000).rounded() / 1000]
         var ours = 0.0
         for (name, pid, before) in startProcesses {
             guard let after = ProcStats.cpuSeconds(pid) else { continue }
