@@ -16,40 +16,12 @@ set -eu
 cd "$(dirname "$0")/.."
 clients=${1:-1000}
 settle=${2:-60}
-work=$(mktemp -d)
-pids=""
-cleanup() {
-    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    [ "${KEEP:-0}" = 1 ] || rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
+. scripts/lib/rig.sh
 cc -O2 -o "$work/sse-load" Benchmarks/Sources/sse-load/main.c
-cat >"$work/bus.conf" <<EOF
-<busconfig>
-  <type>session</type>
-  <listen>unix:path=$work/socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/><allow own="*"/>
-    <allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --nofork --config-file="$work/bus.conf" --print-address=1 >"$work/address" 2>"$work/bus.log" &
-pids="$pids $!"
-while [ ! -s "$work/address" ]; do sleep 0.05; done
-address=$(head -1 "$work/address")
-"${SIM:-.build/release/bluez-sim}" --bus "$address" >"$work/sim.log" 2>&1 &
-pids="$pids $!"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+rig_bus
+rig_simulator
 # shellcheck disable=SC2086
-"${GATEWAY:-.build/release/blegateway}" serve --bus "$address" --listen "127.0.0.1:$port" --log-level warning \
-    --max-connections 4096 --max-connections-per-client 0 ${GATEWAY_ARGS:-} >"$work/gateway.log" 2>&1 &
-gateway=$!
-pids="$gateway $pids"
-until curl -sf "http://127.0.0.1:$port/health" >/dev/null; do sleep 0.05; done
+rig_gateway ${GATEWAY_ARGS:-}
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$gateway/status"; }
 breakdown() {

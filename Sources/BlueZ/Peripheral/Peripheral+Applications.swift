@@ -26,19 +26,7 @@ extension Peripheral {
             guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
             state.nextApplication += 1
             let id = "app\(state.nextApplication)"
-            let root = ObjectPath(unchecked: options.root.rawValue + "/" + id)
-            var characteristics: [CharacteristicRecord] = []
-            for (s, service) in application.services.enumerated() {
-                for (c, characteristic) in service.characteristics.enumerated() {
-                    characteristics.append(
-                        CharacteristicRecord(
-                            path: ObjectPath(unchecked: "\(root.rawValue)/service\(s)/char\(c)"), service: s,
-                            definition: characteristic, value: characteristic.value))
-                }
-            }
-            let record = ApplicationRecord(
-                id: id, adapter: adapterID, adapterPath: adapterPath, root: root, definition: application,
-                characteristics: characteristics)
+            let record = makeRecord(application, id: id, adapter: adapterID, adapterPath: adapterPath)
             state.applications[id] = record
             return record
         }
@@ -69,19 +57,9 @@ extension Peripheral {
                 guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
                 guard state.applications[id] == nil else { throw BlueZError(.alreadyExists, "application \(id) exists") }
                 if let number = Self.number(id, prefix: "app") { state.nextApplication = max(state.nextApplication, number) }
-                let root = ObjectPath(unchecked: options.root.rawValue + "/" + id)
-                var characteristics: [CharacteristicRecord] = []
-                for (s, service) in application.services.enumerated() {
-                    for (c, characteristic) in service.characteristics.enumerated() {
-                        characteristics.append(
-                            CharacteristicRecord(
-                                path: ObjectPath(unchecked: "\(root.rawValue)/service\(s)/char\(c)"), service: s,
-                                definition: characteristic, value: values[characteristics.count] ?? characteristic.value))
-                    }
-                }
-                state.applications[id] = ApplicationRecord(
-                    id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter), root: root,
-                    definition: application, characteristics: characteristics)
+                state.applications[id] = makeRecord(
+                    application, id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter),
+                    values: values)
             }
         } catch {
             return error
@@ -93,6 +71,27 @@ extension Peripheral {
             unexport(ObjectPath(unchecked: options.root.rawValue + "/" + id))
             return error
         }
+    }
+
+    /// An application's record: its objects under the peripheral's root,
+    /// each characteristic with its initial value, or the one in `values`
+    /// (by the characteristic's index in definition order).
+    private func makeRecord(
+        _ application: GATTApplication, id: String, adapter: String, adapterPath: ObjectPath, values: [Int: [UInt8]] = [:]
+    ) -> ApplicationRecord {
+        let root = ObjectPath(unchecked: options.root.rawValue + "/" + id)
+        var characteristics: [CharacteristicRecord] = []
+        for (s, service) in application.services.enumerated() {
+            for (c, characteristic) in service.characteristics.enumerated() {
+                characteristics.append(
+                    CharacteristicRecord(
+                        path: ObjectPath(unchecked: "\(root.rawValue)/service\(s)/char\(c)"), service: s,
+                        definition: characteristic, value: values[characteristics.count] ?? characteristic.value))
+            }
+        }
+        return ApplicationRecord(
+            id: id, adapter: adapter, adapterPath: adapterPath, root: root, definition: application,
+            characteristics: characteristics)
     }
 
     /// The number at the end of an id the peripheral gave (`app12` is 12).
