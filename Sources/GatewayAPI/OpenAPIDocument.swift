@@ -34,7 +34,7 @@ info:
     itself: `400` for a request whose length is ambiguous (repeated
     `Content-Length`, `Content-Length` with `Transfer-Encoding`, a transfer
     coding other than `chunked`), `414`/`431` for a request head over the
-    limit, `413` for a body over it, and `503` when the gateway holds its
+    limit (4 KiB of header fields), `413` for a body over it, and `503` when the gateway holds its
     most connections or the client address holds its share; each of these
     closes the connection (`Connection: close`).
 
