@@ -18,7 +18,6 @@ import argparse
 from datetime import datetime
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -26,7 +25,7 @@ import sys
 import tempfile
 import time
 
-from counter_scenario import DEVICE, UUID, scenario
+from rate_rig import DEVICE, UUID, scenario, wait_for_port
 
 
 def free_port():
@@ -56,19 +55,6 @@ def summary(events):
     stamps = [datetime.fromisoformat(event["timestamp"].replace("Z", "+00:00")).timestamp() for event in events]
     span = max(stamps) - min(stamps)
     return received, lost, round((received - 1) / span) if span > 0 else 0
-
-
-def wait_for_port(process, log_path, deadline=60):
-    end = time.time() + deadline
-    while time.time() < end:
-        with open(log_path) as log:
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)\n", log.read())
-        if match:
-            return int(match.group(1))
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise SystemExit(f"the gateway did not start: {open(log_path).read()}")
 
 
 def measure(binary, broker_port, rate, qos, duration, directory):

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from counter_scenario import DEVICE, UUID, scenario
+from rate_rig import DEVICE, UUID, scenario, wait_for_port
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -50,19 +50,6 @@ def dbus_daemons():
         except OSError:
             pass
     return pids
-
-
-def wait_for_port(process, log_path, deadline=60):
-    end = time.time() + deadline
-    while time.time() < end:
-        with open(log_path) as log:
-            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)\n", log.read())
-        if match:
-            return int(match.group(1))
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise SystemExit(f"the gateway did not start: {open(log_path).read()}")
 
 
 def measure(binary, path, rate, duration, directory):

@@ -1,0 +1,41 @@
+"""What the notification-rate scripts (mqtt-notification-rate.py,
+notify-path-compare.py) share: a simulator scenario with one device whose
+characteristic notifies a little-endian counter at a given rate, so a
+receiver can count what it lost, and waiting for the gateway to listen."""
+
+import re
+import time
+
+DEVICE = "C4:7C:8D:6A:3E:01"
+UUID = "0000ff01-0000-1000-8000-00805f9b34fb"
+
+
+def scenario(rate):
+    return f"""
+timing: 0.01
+devices:
+  - address: "{DEVICE}"
+    name: Counter
+    advertising: {{ interval: 0.05 }}
+    connection: {{ delay: 1, resolveDelay: 1 }}
+    services:
+      - uuid: "ff00"
+        characteristics:
+          - uuid: "{UUID}"
+            flags: [read, notify]
+            behaviour: {{ kind: counter, start: 0, step: 1, size: 4, rate: {rate} }}
+"""
+
+
+def wait_for_port(process, log_path, deadline=60):
+    """The port the gateway logged it listens on (started with port 0)."""
+    end = time.time() + deadline
+    while time.time() < end:
+        with open(log_path) as log:
+            match = re.search(r"listening on http://127\.0\.0\.1:(\d+)\n", log.read())
+        if match:
+            return int(match.group(1))
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise SystemExit(f"the gateway did not start: {open(log_path).read()}")
