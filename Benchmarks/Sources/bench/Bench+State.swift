@@ -62,21 +62,11 @@ extension Bench {
         try keptDevices(directory: directory)
     }
 
-    /// The release gateway with `extra` options, logging at info (the
-    /// restore figures read its start-up lines).
+    /// The release gateway with `state` options, logging at info (the
+    /// restore figures read its start-up lines); a restore of many kept
+    /// devices may take longer than the usual start.
     func startGateway(_ address: String, port: Int, tag: String, extra: [String]) throws -> Child {
-        let child = try Child(
-            "blegateway",
-            [gatewayBinary, "serve", "--bus", address, "--listen", "127.0.0.1:\(port)", "--log-level", "info",
-             "--max-connections", "4096", "--max-connections-per-client", "0"] + extra,
-            cpu: gatewayCPU, log: logs + "/gateway-\(tag).log")
-        let deadline = Clock.seconds() + 60
-        while Clock.seconds() < deadline {
-            if let response = HTTPProbe.get(port: port, path: "/health", timeout: 1), response.status == 200 { return child }
-            guard child.isRunning else { throw BenchError("blegateway exited; see \(logs)/gateway-\(tag).log") }
-            Clock.sleep(0.005)
-        }
-        throw BenchError("blegateway did not answer /health")
+        try startGateway(address, port: port, tag: tag, state: extra, logLevel: "info", healthTimeout: 60)
     }
 
     /// Raises the rate until a 4 s step loses a value or builds a backlog

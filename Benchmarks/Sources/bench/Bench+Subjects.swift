@@ -36,8 +36,8 @@ extension Bench {
     }
 
     /// Polls /health until it answers 200 (or the process exits, or 20 s pass).
-    func waitForHealth(_ child: Child, port: Int, log: String) throws {
-        let deadline = Clock.seconds() + 20
+    func waitForHealth(_ child: Child, port: Int, log: String, timeout: Double = 20) throws {
+        let deadline = Clock.seconds() + timeout
         while Clock.seconds() < deadline {
             if let response = HTTPProbe.get(port: port, path: "/health", timeout: 1), response.status == 200 { return }
             guard child.isRunning else { throw BenchError("\(child.name) exited; see \(logs)/\(log)") }

@@ -173,17 +173,21 @@ final class Bench {
         return child
     }
 
-    /// Starts the release gateway on `address` and waits for /health.
-    func startGateway(_ address: String, port: Int, tag: String) throws -> Child {
+    /// Starts the release gateway on `address` and waits for /health. Its
+    /// state goes to a directory of the run's own (never the machine's
+    /// /var/lib/blegateway, which another gateway may hold) unless
+    /// `state` gives other options (`--no-state`, a shared directory).
+    func startGateway(
+        _ address: String, port: Int, tag: String, state: [String]? = nil, logLevel: String = "warning",
+        healthTimeout: Double = 20
+    ) throws -> Child {
         let child = try Child(
             "blegateway",
-            [gatewayBinary, "serve", "--bus", address, "--listen", "127.0.0.1:\(port)", "--log-level", "warning",
-             "--max-connections", "4096", "--max-connections-per-client", "0",
-             // A state directory of the run's own: never the machine's
-             // /var/lib/blegateway, which another gateway may hold.
-             "--state-dir", options.out + "/state-\(tag)"],
+            [gatewayBinary, "serve", "--bus", address, "--listen", "127.0.0.1:\(port)", "--log-level", logLevel,
+             "--max-connections", "4096", "--max-connections-per-client", "0"]
+                + (state ?? ["--state-dir", options.out + "/state-\(tag)"]),
             cpu: gatewayCPU, log: logs + "/gateway-\(tag).log")
-        try waitForHealth(child, port: port, log: "gateway-\(tag).log")
+        try waitForHealth(child, port: port, log: "gateway-\(tag).log", timeout: healthTimeout)
         return child
     }
 
