@@ -313,7 +313,10 @@ static int consume_chunked(client_t *c, const char *data, size_t length) {
             int digit = hex_value(data[i]);
             if (digit >= 0) c->chunk_remaining = c->chunk_remaining * 16 + (uint64_t)digit;
             else c->chunk = CHUNK_EXT;
-            if (digit < 0 && data[i] == '\n') goto size_done;
+            if (digit < 0 && data[i] == '\n') {
+                i++;
+                goto size_done;
+            }
             i++;
             break;
         }
@@ -321,7 +324,8 @@ static int consume_chunked(client_t *c, const char *data, size_t length) {
             if (data[i++] == '\n') goto size_done;
             break;
         size_done:
-            if (data[i] == '\n') i++;
+            // The size line is consumed: what follows is the chunk's data,
+            // which may itself begin with a newline (an event's blank line).
             if (c->chunk_remaining == 0) {
                 c->chunk = CHUNK_DONE;
                 return 0;
