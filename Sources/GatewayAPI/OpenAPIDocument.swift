@@ -53,7 +53,9 @@ info:
     that long. `GET /v1/events` resumes from `Last-Event-ID` out of a bounded
     replay buffer, at the pace the client reads. A client that falls far
     behind live events is dropped with a final comment rather than slowing
-    the others.
+    the others; a scan stream, which scans for its client alone, is paced to
+    it instead and keeps the newest 1,024 reports while the client catches
+    up.
 
     **Long operations.** Some requests take as long as they ask or as the
     radio needs: `POST /v1/scan` answers after its `duration_ms` (up to 60 s),

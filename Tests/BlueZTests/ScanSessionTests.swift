@@ -17,8 +17,10 @@ import Testing
         return device
     }
 
-    func session(_ filter: DiscoveryFilter) -> (SessionRecord, AsyncStream<DiscoveryEvent>) {
-        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self)
+    func session(
+        _ filter: DiscoveryFilter, buffering: AsyncStream<DiscoveryEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> (SessionRecord, AsyncStream<DiscoveryEvent>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: DiscoveryEvent.self, bufferingPolicy: buffering)
         return (SessionRecord(adapterPath: "/org/bluez/hci0", filter: filter, continuation: continuation), stream)
     }
 
@@ -96,5 +98,24 @@ import Testing
             }
         }
         #expect(smoothed == [-60, -65, -72.5])
+    }
+
+    @Test func aDeviceWhoseFirstReportTheConsumerMissedIsDiscoveredAgain() async throws {
+        // A consumer two events behind: the oldest report is dropped.
+        var (record, stream) = session(DiscoveryFilter(allowDuplicates: true), buffering: .bufferingNewest(2))
+        let first = try device("F1:E2:D3:C4:B5:01"), second = try device("F1:E2:D3:C4:B5:02")
+        let third = try device("F1:E2:D3:C4:B5:03")
+        record.offer(first)
+        record.offer(second)
+        record.offer(third)  // drops first's .discovered
+        #expect(record.reported[first.path] == nil)
+        var seen: [DiscoveryEvent] = []
+        var iterator = stream.makeAsyncIterator()
+        for _ in 0..<2 { if let event = await iterator.next() { seen.append(event) } }
+        record.offer(first)
+        record.offer(second)
+        record.continuation.finish()
+        while let event = await iterator.next() { seen.append(event) }
+        #expect(seen == [.discovered(second), .discovered(third), .discovered(first), .updated(second)])
     }
 }

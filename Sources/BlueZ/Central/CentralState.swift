@@ -100,13 +100,23 @@ struct SessionRecord {
             if let interval = filter.minimumUpdateInterval, let at = reportedAt[device.path], now - at < interval {
                 return
             }
-            continuation.yield(.updated(device))
+            yield(.updated(device))
         } else {
             if let timeout = filter.presenceTimeout, isSilent(device, timeout: timeout, now: date) { return }
-            continuation.yield(.discovered(device))
+            yield(.discovered(device))
         }
         reported[device.path] = device.advertisement
         reportedAt[device.path] = now
+    }
+
+    /// Yields `event`. A consumer that fell more than the session's buffer
+    /// behind loses the oldest event; if that one was a device's first
+    /// report, the device is reported `.discovered` again when next heard,
+    /// so the consumer never gets `.updated` for a device it was not told of.
+    private mutating func yield(_ event: DiscoveryEvent) {
+        guard case .dropped(.discovered(let dropped)) = continuation.yield(event) else { return }
+        reported[dropped.path] = nil
+        reportedAt[dropped.path] = nil
     }
 
     /// Whether `device` was last heard longer than `timeout` ago.

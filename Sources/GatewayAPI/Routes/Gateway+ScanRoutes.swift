@@ -58,7 +58,10 @@ extension Gateway {
                 case .resumed:
                     (type, data) = ("scan-resumed", .object([]))
                 }
-                guard writer.write(data.eventFrame(id: log.nextID(), event: type)) else { return }
+                // Paced: the first report of every device around can be
+                // more than a stream buffers; the session holds the newest
+                // reports while the client takes it.
+                guard await writer.writePaced(data.eventFrame(id: log.nextID(), event: type)) else { return }
             }
             // The session ended underneath the stream (the gateway is stopping).
             writer.finish(with: Self.scanStopped(log, .gatewayStopping))

@@ -21,23 +21,25 @@ extension StreamWriter {
     /// thread. With nothing to send it suspends the connection and returns
     /// 0 (returning 0 without suspending would make the polling thread spin).
     func read(into buffer: UnsafeMutableRawBufferPointer, serverStopping: Bool) -> Int {
-        let (count, refill) = state.withLock { state -> (Int, Bool) in
+        let level = pacedLevel
+        let (count, refill, waiter) = state.withLock { state -> (Int, Bool, CheckedContinuation<Void, Never>?) in
             if state.bufferedBytes > 0 {
                 let count = Self.take(from: &state, into: buffer)
-                return (count, claimRefill(&state))
+                return (count, claimRefill(&state), state.roomWaiterToResume(level: level))
             }
             switch state.phase {
             case .finishing, .ended:
-                return (Int(CMHD_CONTENT_READER_END_OF_STREAM), false)
+                return (Int(CMHD_CONTENT_READER_END_OF_STREAM), false, state.takeRoomWaiter())
             case .open:
                 guard !serverStopping, let control = state.control, control.suspend() else {
                     state.phase = .finishing(state.control?.peerHungUp == true ? .clientDisconnected : .serverStopped)
-                    return (Int(CMHD_CONTENT_READER_END_OF_STREAM), false)
+                    return (Int(CMHD_CONTENT_READER_END_OF_STREAM), false, state.takeRoomWaiter())
                 }
                 // Suspended until the refill (or a live write) resumes it.
-                return (0, claimRefill(&state))
+                return (0, claimRefill(&state), nil)
             }
         }
+        waiter?.resume()
         // Off MHD's polling thread: the refill is the application's code.
         if refill { Task { await runRefills() } }
         return count
@@ -75,7 +77,9 @@ extension StreamWriter {
     func terminate(_ reason: StreamEnd) {
         var callback: (@Sendable (StreamEnd) -> Void)?
         var timers: [Task<Void, Never>] = []
+        var waiter: CheckedContinuation<Void, Never>?
         state.withLock { state in
+            waiter = state.takeRoomWaiter()
             if case .ended = state.phase { return }
             state.phase = .ended(reason)
             state.chunks.removeAll()
@@ -88,6 +92,7 @@ extension StreamWriter {
             state.timers = []
             state.refill = nil
         }
+        waiter?.resume()
         for timer in timers { timer.cancel() }
         Heartbeats.shared.remove(self)
         // Off MHD's polling thread: the callback is the application's code.

@@ -54,6 +54,10 @@ public final class StreamWriter: Sendable {
         var refill: Refill?
         /// Whether a refill is running (there is never more than one).
         var refilling = false
+        /// A paced write waiting for the client to take enough (see
+        /// `writePaced`); resumed when the queue falls to `pacedLevel` or
+        /// the stream ends.
+        var roomWaiter: CheckedContinuation<Void, Never>?
     }
 
     /// Heartbeat, buffer limit and drop behaviour of this writer.
