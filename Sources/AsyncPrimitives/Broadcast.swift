@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Events fanned out to every `AsyncStream` handed out by `subscribe`, in
-/// one order for all of them, until `finish()`.
+/// Events fanned out to every `AsyncStream` handed out by `subscribe`, and
+/// to every handler added by `addHandler`, in one order for all of them,
+/// until `finish()`.
 ///
 /// Values are yielded under the lock, so concurrent `yield`s reach every
 /// subscriber in the same order. A subscriber's termination handler
@@ -11,10 +12,22 @@ import Synchronization
 /// the task. The handler removes the subscriber from a new task instead.
 public final class Broadcast<Element: Sendable>: Sendable {
     private struct Sink {
-        let continuation: AsyncStream<Element>.Continuation
+        enum Target {
+            case stream(AsyncStream<Element>.Continuation)
+            case handler(@Sendable (Element) -> Void)
+        }
+
+        let target: Target
         /// What this subscriber is given (nil: everything), checked before
         /// its task is woken.
         let filter: (@Sendable (Element) -> Bool)?
+
+        func give(_ value: Element) {
+            switch target {
+            case .stream(let continuation): continuation.yield(value)
+            case .handler(let handler): handler(value)
+            }
+        }
     }
 
     private struct State {
@@ -39,14 +52,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
     ) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
-        let id = state.withLock { state -> UInt64? in
-            guard !state.finished else { return nil }
-            state.nextID += 1
-            state.sinks[state.nextID] = Sink(continuation: continuation, filter: filter)
-            count(state)
-            return state.nextID
-        }
-        guard let id else {
+        guard let id = add(Sink(target: .stream(continuation), filter: filter)) else {
             continuation.finish()
             return stream
         }
@@ -54,6 +60,33 @@ public final class Broadcast<Element: Sendable>: Sendable {
             Task { self?.remove(id) }
         }
         return stream
+    }
+
+    /// Calls `handler` with every value yielded from now on (that `filter`
+    /// passes), on the yielding thread and in yield order, with no task to
+    /// wake: for a consumer that only hands each value on (to a log, to a
+    /// queue). It runs under the lock that orders the values, so it must
+    /// be quick and must neither block nor call back into this broadcast.
+    /// Returns an id for `removeHandler`, nil after `finish()`.
+    @discardableResult
+    public func addHandler(
+        filter: (@Sendable (Element) -> Bool)? = nil, _ handler: @escaping @Sendable (Element) -> Void
+    ) -> UInt64? {
+        add(Sink(target: .handler(handler), filter: filter))
+    }
+
+    /// Stops calling the handler `id`; a call under way on another thread
+    /// finishes first.
+    public func removeHandler(_ id: UInt64) { remove(id) }
+
+    private func add(_ sink: Sink) -> UInt64? {
+        state.withLock { state -> UInt64? in
+            guard !state.finished else { return nil }
+            state.nextID += 1
+            state.sinks[state.nextID] = sink
+            count(state)
+            return state.nextID
+        }
     }
 
     private func remove(_ id: UInt64) {
@@ -71,7 +104,7 @@ public final class Broadcast<Element: Sendable>: Sendable {
     /// Gives `value` to every subscriber whose filter passes it.
     public func yield(_ value: Element) {
         state.withLock { state in
-            for sink in state.sinks.values where sink.filter?(value) ?? true { sink.continuation.yield(value) }
+            for sink in state.sinks.values where sink.filter?(value) ?? true { sink.give(value) }
         }
     }
 
@@ -85,14 +118,17 @@ public final class Broadcast<Element: Sendable>: Sendable {
             }
             return Array(state.sinks.values)
         }
-        for sink in sinks { sink.continuation.finish() }
+        for sink in sinks {
+            if case .stream(let continuation) = sink.target { continuation.finish() }
+        }
     }
 
-    /// How many streams are open; a hint without the lock (a stream may be
-    /// opening or closing meanwhile), for skipping work nobody would see.
+    /// How many streams and handlers there are; a hint without the lock
+    /// (one may be coming or going meanwhile), for skipping work nobody
+    /// would see.
     public var subscriberCount: Int { sinkCount.load(ordering: .relaxed) }
 
-    /// How many streams take every value (no filter); a hint, as
-    /// `subscriberCount`.
+    /// How many streams and handlers take every value (no filter); a hint,
+    /// as `subscriberCount`.
     public var unfilteredSubscriberCount: Int { unfilteredCount.load(ordering: .relaxed) }
 }

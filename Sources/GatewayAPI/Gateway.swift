@@ -25,6 +25,9 @@ public final class Gateway: Sendable {
     public let keeper: ConnectionKeeper
     /// The standing subscriptions (`POST /v1/subscriptions`).
     let standing: StandingSubscriptions
+    /// Feeds the central's events into `log` (see `start`).
+    private let eventHandler = Mutex<UInt64?>(nil)
+    /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
     private let keeperPump = StreamTask()
     /// The peripheral role: applications and advertisements published through the API.
@@ -57,11 +60,15 @@ public final class Gateway: Sendable {
 
     /// Starts feeding the central's events into the event log.
     public func start() {
-        let events = central.events(bufferSize: 16_384)
-        eventPump.start { [log, logger] in
-            for await event in events {
+        // On the thread that observed each event: a value reaches the log
+        // (and `/v1/events` streams and the store's queue) with no task
+        // woken for it, as it reaches notification streams.
+        let handler = central.addEventHandler { [log] event in GatewayEvent(event).publish(to: log) }
+        eventHandler.withLock { $0 = handler }
+        let changes = central.events(.links, bufferSize: 256)
+        eventPump.start { [logger] in
+            for await event in changes {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
-                GatewayEvent(event).publish(to: log)
             }
         }
         let steps = keeper.events()
@@ -88,6 +95,7 @@ public final class Gateway: Sendable {
         standing.stop()
         keeperPump.cancel()
         eventPump.cancel()
+        if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
         streams.finishAll()
     }
 

@@ -53,4 +53,24 @@ import Testing
         await consumer.value
         #expect(await eventually { broadcast.subscriberCount == 0 })
     }
+
+    @Test func aHandlerIsCalledOnTheYieldingThreadInOrderUntilRemoved() {
+        let broadcast = Broadcast<Int>()
+        let seen = SleepingMutex<[Int]>([])
+        let even = SleepingMutex<[Int]>([])
+        let handler = broadcast.addHandler { value in seen.withLock { $0.append(value) } }
+        broadcast.addHandler(filter: { $0 % 2 == 0 }) { value in even.withLock { $0.append(value) } }
+        #expect(broadcast.subscriberCount == 2 && broadcast.unfilteredSubscriberCount == 1)
+        for value in 1...4 { broadcast.yield(value) }
+        // Called before `yield` returned: no task in between.
+        #expect(seen.withLock { $0 } == [1, 2, 3, 4])
+        #expect(even.withLock { $0 } == [2, 4])
+        if let handler { broadcast.removeHandler(handler) }
+        broadcast.yield(6)
+        #expect(seen.withLock { $0 } == [1, 2, 3, 4])
+        #expect(even.withLock { $0 } == [2, 4, 6])
+        broadcast.finish()
+        #expect(broadcast.subscriberCount == 0)
+        #expect(broadcast.addHandler { _ in } == nil, "no handler after finish")
+    }
 }

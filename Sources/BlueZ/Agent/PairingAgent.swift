@@ -75,7 +75,7 @@ public final class PairingAgent: Sendable {
     /// each time BlueZ is reachable again). Throws when bluetoothd runs
     /// and refuses the registration.
     public func start() async throws(BlueZError) {
-        let events = central.events(bufferSize: 64)
+        let events = central.events(.links, bufferSize: 64)
         let watcher = Task { [weak self] in
             for await event in events {
                 guard case .availability(let availability) = event, let self else { continue }

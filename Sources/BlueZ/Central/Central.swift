@@ -200,9 +200,25 @@ public final class Central: Sendable {
         // Events are yielded under the state lock; `Broadcast` removes a
         // consumer that leaves without waiting for any lock its yields hold,
         // and checks the filter before it wakes the consumer.
-        if filter.passesValues { return eventBroadcast.subscribe(bufferSize: bufferSize) }
-        return eventBroadcast.subscribe(bufferSize: bufferSize) { @Sendable event in filter.passes(event) }
+        eventBroadcast.subscribe(bufferSize: bufferSize, filter: filter.check)
     }
+
+    /// Calls `handler` with every event (or what `filter` passes) on the
+    /// thread that observed it, in the order of `events()`, with no task to
+    /// wake: for a consumer that only hands each event on, such as the
+    /// gateway's event log, on the hot path of every notification. The
+    /// handler runs under the central's lock: it must be quick, must not
+    /// block, and must not call the central. Returns an id for
+    /// `removeEventHandler`, nil once the central has stopped.
+    @discardableResult
+    public func addEventHandler(
+        _ filter: CentralEventFilter = .all, _ handler: @escaping @Sendable (CentralEvent) -> Void
+    ) -> UInt64? {
+        eventBroadcast.addHandler(filter: filter.check, handler)
+    }
+
+    /// Stops calling the handler `id` (see `addEventHandler`).
+    public func removeEventHandler(_ id: UInt64) { eventBroadcast.removeHandler(id) }
 
     /// Every signal bluetoothd emits, on one rule and so in one stream:
     /// InterfacesAdded, InterfacesRemoved and PropertiesChanged (and

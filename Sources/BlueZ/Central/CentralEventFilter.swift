@@ -7,6 +7,7 @@
 public struct CentralEventFilter: Sendable, Hashable {
     private enum Kind: Hashable {
         case all
+        case links
         case link(address: BluetoothAddress, adapter: String)
     }
 
@@ -22,22 +23,49 @@ public struct CentralEventFilter: Sendable, Hashable {
         CentralEventFilter(kind: .link(address: address, adapter: adapter))
     }
 
+    /// The link events of every device, and every change of an adapter's
+    /// state or of BlueZ's availability: for a consumer that follows
+    /// BlueZ itself (to register again when it comes back) and never the
+    /// notifications and advertisements.
+    public static let links = CentralEventFilter(kind: .links)
+
     /// Whether this filter passes characteristic values (so whether the
     /// central must build them for its consumer).
     var passesValues: Bool { kind == .all }
 
+    /// The check `Broadcast` makes before it wakes a consumer; nil when
+    /// everything passes.
+    var check: (@Sendable (CentralEvent) -> Bool)? {
+        if passesValues { return nil }
+        return { @Sendable event in self.passes(event) }
+    }
+
     func passes(_ event: CentralEvent) -> Bool {
         switch kind {
         case .all: return true
+        case .links: return Self.linkDevice(of: event) != nil || Self.isBlueZState(event)
         case .link(let address, let adapter):
-            switch event {
-            case .connected(let device), .servicesResolved(let device), .disconnected(let device, _), .deviceLost(let device):
-                return device.address == address && device.adapter == adapter
-            case .adapterState, .availability:
-                return true
-            case .adapterUpdated, .deviceDiscovered, .deviceUpdated, .characteristicValue:
-                return false
-            }
+            if let device = Self.linkDevice(of: event) { return device.address == address && device.adapter == adapter }
+            return Self.isBlueZState(event)
+        }
+    }
+
+    /// The device of a link event (connected, services resolved,
+    /// disconnected, removed); nil for any other event.
+    private static func linkDevice(of event: CentralEvent) -> Device? {
+        switch event {
+        case .connected(let device), .servicesResolved(let device), .disconnected(let device, _), .deviceLost(let device):
+            return device
+        case .adapterState, .availability, .adapterUpdated, .deviceDiscovered, .deviceUpdated, .characteristicValue:
+            return nil
+        }
+    }
+
+    /// Whether `event` changes an adapter's state or BlueZ's availability.
+    private static func isBlueZState(_ event: CentralEvent) -> Bool {
+        switch event {
+        case .adapterState, .availability: return true
+        default: return false
         }
     }
 }

@@ -51,7 +51,7 @@ public final class Peripheral: Sendable {
     /// Follows the central's availability to register everything again
     /// when BlueZ comes back, and disconnections to report centrals gone.
     public func start() {
-        let events = central.events(bufferSize: 1024)
+        let events = central.events(.links, bufferSize: 1024)
         let task = Task { [weak self] in
             for await event in events {
                 guard let self else { return }
