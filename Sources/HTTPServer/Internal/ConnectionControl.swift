@@ -1,6 +1,6 @@
+import AsyncPrimitives
 import CMicroHTTPD
 import Glibc
-import Synchronization
 
 /// An `MHD_Connection *` that may be handed to other threads.
 // @unchecked Sendable: other threads pass the pointer only to
@@ -39,7 +39,9 @@ final class ConnectionControl: Sendable {
     /// The connection's socket, for `shutdownSocket` and the hang-up
     /// watcher; -1 if unknown.
     let socket: Int32
-    private let state = Mutex(State())
+    /// Taken by libmicrohttpd's polling thread (suspend) and by the
+    /// threads that resume: a sleeping lock (see `SleepingMutex`).
+    private let state = SleepingMutex(State())
 
     /// Polling thread only (reads the socket from MHD).
     init(connection: OpaquePointer) {

@@ -1,5 +1,5 @@
+import AsyncPrimitives
 import DequeModule
-import Synchronization
 
 /// The producing end of a streaming response body, such as a Server-Sent
 /// Events stream.
@@ -62,7 +62,9 @@ public final class StreamWriter: Sendable {
 
     /// Heartbeat, buffer limit and drop behaviour of this writer.
     public let configuration: StreamConfiguration
-    let state: Mutex<State>
+    /// Taken by the thread that writes and by libmicrohttpd's polling
+    /// thread at every write and read: a sleeping lock (see `SleepingMutex`).
+    let state: SleepingMutex<State>
 
     /// A writer; `onTermination` runs exactly once when the stream ends.
     public init(
@@ -72,7 +74,7 @@ public final class StreamWriter: Sendable {
         self.configuration = configuration
         var initial = State()
         initial.onTermination = onTermination
-        self.state = Mutex(initial)
+        self.state = SleepingMutex(initial)
     }
 
     /// Queues `bytes` for the client. Returns false if the stream is no
