@@ -91,6 +91,16 @@ public final class Connection: Sendable {
         loop.shutdown()
     }
 
+    /// Has every connection's thread call `observer` at the end of each of
+    /// its turns: after it has handled what its poll returned and
+    /// dispatched the messages it read, before it waits again. For work
+    /// that handlers queue as they go and that is cheaper done once per
+    /// turn (waking another thread once for many messages). `observer` runs
+    /// on the loop thread; it must be quick and must not block.
+    public static func atEndOfEachTurn(_ observer: @escaping @Sendable () -> Void) {
+        TurnObservers.shared.add(observer)
+    }
+
     /// Whether the connection is open (not closed, and the bus did not drop it).
     public var isConnected: Bool { !loop.isClosed }
 

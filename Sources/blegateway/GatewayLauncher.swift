@@ -110,6 +110,10 @@ enum GatewayLauncher {
         let bridge: Bridge?
         do {
             bridge = try makeBridge(settings, gateway: gateway)
+            // Values that reach streams on a D-Bus thread wake
+            // libmicrohttpd's thread once per turn of that thread, not
+            // once per value.
+            Connection.atEndOfEachTurn { StreamWriter.resumeDeferred() }
             server = try startServer(settings, responder: gateway.router(), logger: logger)
         } catch {
             await agent.stop()

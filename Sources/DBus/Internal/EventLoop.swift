@@ -237,6 +237,7 @@ final class EventLoop: @unchecked Sendable {
             processInbox()
             dispatchIncoming()
             guard running else { break }
+            TurnObservers.shared.turnEnded()
             pollOnce()
         }
         finish()

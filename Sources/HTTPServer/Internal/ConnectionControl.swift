@@ -1,6 +1,7 @@
 import AsyncPrimitives
 import CMicroHTTPD
 import Glibc
+import Synchronization
 
 /// An `MHD_Connection *` that may be handed to other threads.
 // @unchecked Sendable: other threads pass the pointer only to
@@ -61,6 +62,23 @@ final class ConnectionControl: Sendable {
             }
             return true
         }
+    }
+
+    /// Set while a resume is queued in a thread's `DeferredResumes`, so it
+    /// is queued once per turn however many writes the turn makes.
+    private let deferredResumeQueued = Atomic(false)
+
+    /// Claims the one deferred resume of this turn; false if it is queued
+    /// already.
+    func claimDeferredResume() -> Bool {
+        !deferredResumeQueued.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    /// Resumes the connection for the writes of a turn (see
+    /// `DeferredResumes`).
+    func resumeDeferred() {
+        deferredResumeQueued.store(false, ordering: .releasing)
+        resume()
     }
 
     /// Resumes the connection if this object suspended it; any thread.

@@ -100,9 +100,22 @@ public final class StreamWriter: Sendable {
         // path was 6% of the gateway's CPU at 1 kHz). No wake-up is lost:
         // `read` suspends under the lock only when nothing is queued, so a
         // chunk queued before it is read, and one queued after it finds
-        // the connection suspended and resumes it here.
-        control?.resume()
+        // the connection suspended and resumes it here, or at the end of
+        // this thread's turn (`resumeDeferred`).
+        if let control {
+            if let batch = DeferredResumes.current { batch.add(control) } else { control.resume() }
+        }
         return written
+    }
+
+    /// Resumes the connections that writes on this thread have written
+    /// since the last call, and from now on puts off the resumes of this
+    /// thread's writes until its next call. For a thread that works in
+    /// turns (an event loop that handles many messages per wake-up), called
+    /// at the end of every turn: a connection written many times in a turn
+    /// then wakes libmicrohttpd's thread once, for all of it.
+    public static func resumeDeferred() {
+        DeferredResumes.ofThisThread.resumeAll()
     }
 
     /// Queues one event.

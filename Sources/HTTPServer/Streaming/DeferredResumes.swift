@@ -1,0 +1,43 @@
+import Glibc
+
+/// The connection resumes that stream writes on one thread put off until
+/// the thread calls `StreamWriter.resumeDeferred()` (see there). Touched
+/// only by its own thread.
+final class DeferredResumes {
+    private var controls: [ConnectionControl] = []
+
+    /// This thread's batch, once it has called `resumeDeferred`; nil on
+    /// every other thread, whose writes resume at once.
+    static var current: DeferredResumes? {
+        pthread_getspecific(key).map { Unmanaged<DeferredResumes>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// This thread's batch, made on its first call.
+    static var ofThisThread: DeferredResumes {
+        if let current { return current }
+        let batch = DeferredResumes()
+        pthread_setspecific(key, Unmanaged.passRetained(batch).toOpaque())
+        return batch
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<DeferredResumes>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    /// Queues `control`'s resume, once however often it is queued before
+    /// the next `resumeAll`.
+    func add(_ control: ConnectionControl) {
+        if control.claimDeferredResume() { controls.append(control) }
+    }
+
+    func resumeAll() {
+        guard !controls.isEmpty else { return }
+        let due = controls
+        controls.removeAll(keepingCapacity: true)
+        for control in due { control.resumeDeferred() }
+    }
+}
