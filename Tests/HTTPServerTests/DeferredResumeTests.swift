@@ -37,5 +37,25 @@ extension HTTPServerTests {
                 stream.client.close()
             }
         }
+
+        @Test func whatADeferringThreadWroteLastGoesOutWhenTheThreadEnds() async throws {
+            let hub = StreamHub()
+            var router = Router()
+            router.get("/events", use: hub.handler(StreamConfiguration(heartbeatInterval: nil)))
+            try await withServer(router) { _, port in
+                let stream = try await blocking { try EventStreamClient.open(port: port, target: "/events") }
+                #expect(await eventually { hub.count == 1 })
+                let writer = hub.writer(0)
+                try await Task.sleep(for: .milliseconds(100))
+                // The thread ends its work mid-turn (an event loop whose
+                // connection closed), without calling resumeDeferred again.
+                try await blocking {
+                    StreamWriter.resumeDeferred()
+                    writer.write(ServerSentEvent(id: "1", event: "last", data: "bye"))
+                }
+                #expect(try await blocking { try stream.nextEvent()?.event } == "last")
+                stream.client.close()
+            }
+        }
     }
 }

@@ -241,6 +241,9 @@ final class EventLoop: @unchecked Sendable {
             pollOnce()
         }
         finish()
+        // The last turn: what finishing told its handlers (calls failed,
+        // streams interrupted) is delivered too.
+        TurnObservers.shared.turnEnded()
     }
 
     private func openConnection(_ address: BusAddress) throws -> BusName {

@@ -22,8 +22,12 @@ final class DeferredResumes {
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
+        // At the thread's exit: what it wrote last still goes out.
         pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<DeferredResumes>.fromOpaque(pointer).release() }
+            guard let pointer else { return }
+            let batch = Unmanaged<DeferredResumes>.fromOpaque(pointer)
+            batch.takeUnretainedValue().resumeAll()
+            batch.release()
         }
         return key
     }()
