@@ -6,16 +6,23 @@ extension HTTPServerTests {
     /// `StreamWriter.resumeDeferred`: a thread that works in turns wakes
     /// libmicrohttpd's thread once per turn for what it wrote.
     @Suite struct DeferredResumes {
-        @Test func writesOnADeferringThreadWaitForTheEndOfItsTurn() async throws {
+        /// Runs `body` with an idle stream's writer and its client: the
+        /// connection is suspended until a write resumes it.
+        func withIdleStream(_ body: (StreamWriter, EventStreamClient) async throws -> Void) async throws {
             let hub = StreamHub()
             var router = Router()
             router.get("/events", use: hub.handler(StreamConfiguration(heartbeatInterval: nil)))
             try await withServer(router) { _, port in
                 let stream = try await blocking { try EventStreamClient.open(port: port, target: "/events") }
                 #expect(await eventually { hub.count == 1 })
-                let writer = hub.writer(0)
-                // Idle: the connection is suspended until a write resumes it.
                 try await Task.sleep(for: .milliseconds(100))
+                try await body(hub.writer(0), stream)
+                stream.client.close()
+            }
+        }
+
+        @Test func writesOnADeferringThreadWaitForTheEndOfItsTurn() async throws {
+            try await withIdleStream { writer, stream in
                 let first = ServerSentEvent(id: "1", data: "one").encoded
                 let second = ServerSentEvent(id: "2", data: "two").encoded
                 // A thread of its own: the deferral belongs to the thread.
@@ -34,19 +41,11 @@ extension HTTPServerTests {
                 // Other threads are not deferred: this write goes out at once.
                 #expect(writer.write(ServerSentEvent(id: "3", data: "three")))
                 #expect(try await blocking { try stream.nextEvent()?.id } == "3")
-                stream.client.close()
             }
         }
 
         @Test func whatADeferringThreadWroteLastGoesOutWhenTheThreadEnds() async throws {
-            let hub = StreamHub()
-            var router = Router()
-            router.get("/events", use: hub.handler(StreamConfiguration(heartbeatInterval: nil)))
-            try await withServer(router) { _, port in
-                let stream = try await blocking { try EventStreamClient.open(port: port, target: "/events") }
-                #expect(await eventually { hub.count == 1 })
-                let writer = hub.writer(0)
-                try await Task.sleep(for: .milliseconds(100))
+            try await withIdleStream { writer, stream in
                 // The thread ends its work mid-turn (an event loop whose
                 // connection closed), without calling resumeDeferred again.
                 try await blocking {
@@ -54,7 +53,6 @@ extension HTTPServerTests {
                     writer.write(ServerSentEvent(id: "1", event: "last", data: "bye"))
                 }
                 #expect(try await blocking { try stream.nextEvent()?.event } == "last")
-                stream.client.close()
             }
         }
     }
