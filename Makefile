@@ -130,9 +130,16 @@ bench-soak: bench-build
 
 PEER_VENV := $(CURDIR)/Benchmarks/peer/.venv
 
+# Benchmarks/ builds the main package's modules as a dependency, and SwiftPM
+# keeps their file lists from its last plan of Benchmarks/: a source file
+# added to the main package since then is left out ("cannot find … in
+# scope"). Removing the plan makes it list them again.
+BENCH_PLANS := Benchmarks/.build/release/description.json Benchmarks/.build/debug/description.json
+
 bench-build: test-deps $(PEER_VENV)/.installed
 	$(SWIFT) build -c release --product blegateway
 	$(SWIFT) build -c release --product bluez-sim
+	rm -f $(BENCH_PLANS)
 	$(SWIFT) build -c release --package-path Benchmarks
 
 # Made again only when the peer's requirements change.
@@ -146,4 +153,5 @@ $(PEER_VENV)/.installed: Benchmarks/peer/requirements.txt | test-packages
 ## Only compiles the harness (debug, against the current sources): a cheap
 ## check that it still builds, without running anything.
 bench-check: deps
+	rm -f $(BENCH_PLANS)
 	$(SWIFT) build --package-path Benchmarks
