@@ -15,8 +15,14 @@ extension HTTPServerTests {
             try await withServer(router) { _, port in
                 let stream = try await blocking { try EventStreamClient.open(port: port, target: "/events") }
                 #expect(await eventually { hub.count == 1 })
-                try await Task.sleep(for: .milliseconds(100))
-                try await body(hub.writer(0), stream)
+                let writer = hub.writer(0)
+                // Once the client has an event, libmicrohttpd has asked for
+                // more and found nothing: the connection is suspended (the
+                // sleep covers a machine too busy to get there at once).
+                writer.write(ServerSentEvent(id: "0", data: "ready"))
+                #expect(try await blocking { try stream.nextEvent()?.id } == "0")
+                try await Task.sleep(for: .milliseconds(200))
+                try await body(writer, stream)
                 stream.client.close()
             }
         }
