@@ -125,6 +125,6 @@ enum ModelJSON {
 
     /// RFC 3339 with milliseconds, in UTC.
     static func timestamp(_ date: Date) -> JSON {
-        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        .string(Timestamp.iso8601(date))
     }
 }
