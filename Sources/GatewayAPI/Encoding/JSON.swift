@@ -71,6 +71,19 @@ public enum JSON: Sendable, Equatable {
     /// control characters); everything else is written as UTF-8.
     static func writeString(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings (addresses, UUIDs, hex values, timestamps) need no
+        // escape: copied in one append rather than byte by byte.
+        let copied = value.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out += #"\""#.utf8
