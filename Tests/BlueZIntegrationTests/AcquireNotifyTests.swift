@@ -2,6 +2,7 @@
 import BlueZSimulator
 import DBus
 import Glibc
+import TestSupport
 import Testing
 
 /// Notifications through AcquireNotify (the fd path) against the
@@ -71,12 +72,7 @@ import Testing
             #expect(harness.connection.statistics.messagesReceived == before, "no D-Bus message per value")
             return values
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            received.cancel()
-        }
-        let values = try await received.value
-        watchdog.cancel()
+        let values = try await value(of: received, within: .seconds(60))
         let sent: [[UInt8]] = (0..<300).map { (index: Int) -> [UInt8] in [UInt8(index >> 8), UInt8(index & 0xff)] }
         #expect(values == sent)
         await harness.shutdown()
@@ -114,12 +110,7 @@ import Testing
             }
         }
         try await harness.simulator.dropConnection(try #require(Self.simulated))
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(30))
-            ended.cancel()
-        }
-        let error = await ended.value as? BlueZError
-        watchdog.cancel()
+        let error = await value(of: ended, within: .seconds(30)) as? BlueZError
         #expect(error?.code == .notConnected)
         #expect(error?.message.contains("disconnected") == true, "\(String(describing: error))")
         #expect(try await flag("NotifyAcquired", of: Self.echo, harness) == false)
@@ -136,12 +127,7 @@ import Testing
         #expect(try await flag("NotifyAcquired", of: Self.echo, harness) == false)
         let first = Task { try await subscription.first { _ in true }?.value }
         try await harness.simulator.setValue([7], characteristic: GATTUUID(short: 0xfa01), of: try #require(Self.simulated))
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(30))
-            first.cancel()
-        }
-        #expect(try await first.value == [7])
-        watchdog.cancel()
+        #expect(try await value(of: first, within: .seconds(30)) == [7])
         await harness.shutdown()
     }
 
@@ -153,12 +139,7 @@ import Testing
         #expect(await eventually { (try? await self.flag("Notifying", of: Self.indicated, harness)) == true })
         let first = Task { try await subscription.first { _ in true }?.value }
         try await harness.central.write([5], to: .uuid(Self.indicated), of: Self.target)
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(30))
-            first.cancel()
-        }
-        #expect(try await first.value == [5])
-        watchdog.cancel()
+        #expect(try await value(of: first, within: .seconds(30)) == [5])
         await harness.shutdown()
     }
 

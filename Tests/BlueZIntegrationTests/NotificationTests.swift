@@ -155,12 +155,7 @@ import Testing
             }
             return completed
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            churn.cancel()
-        }
-        let completed = try await churn.value
-        watchdog.cancel()
+        let completed = try await value(of: churn, within: .seconds(60))
         #expect(completed == 400)
         #expect(await firstEvent(of: steady, within: .seconds(5)) { _ in true } != nil, "the steady consumer still receives")
         await harness.shutdown()

@@ -1,6 +1,7 @@
 import BlueZ
 import BlueZSimulator
 import DBus
+import TestSupport
 import Testing
 
 /// bluetoothd stopping and starting again (a new owner of org.bluez)
@@ -42,7 +43,7 @@ import Testing
         #expect(ending?.code == .notConnected)
         #expect(ending?.message.contains("restarted") == true)
         // The scan was interrupted, then resumed by itself.
-        let events = await firstEventList(sessionEvents, timeout: .seconds(10))
+        let events = await value(of: sessionEvents, within: .seconds(10))
         #expect(events.contains { if case .interrupted = $0 { true } else { false } })
         #expect(events.contains(.resumed))
         #expect(await eventually { central.adapters().first?.discovering == true })
@@ -54,14 +55,5 @@ import Testing
         await restarted.stop()
         simulatorConnection.close()
         harness.simulatorConnection.close()
-    }
-
-    func firstEventList(_ task: Task<[DiscoveryEvent], Never>, timeout: Duration) async -> [DiscoveryEvent] {
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            task.cancel()
-        }
-        defer { timer.cancel() }
-        return await task.value
     }
 }

@@ -7,10 +7,11 @@ import Testing
 /// Descriptors polled by a connection's loop thread (`Connection.watch`)
 /// and descriptors handed over in a reply (`UnixFD.transferring`).
 @Suite struct DescriptorWatchTests {
-    /// A connected pair of non-blocking SOCK_SEQPACKET sockets.
-    private func socketPair() throws -> (Int32, Int32) {
+    /// A connected pair of SOCK_SEQPACKET sockets, non-blocking unless asked.
+    private static func socketPair(nonBlocking: Bool = true) throws -> (Int32, Int32) {
         var fds: [Int32] = [-1, -1]
-        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        var type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        if nonBlocking { type |= Int32(SOCK_NONBLOCK.rawValue) }
         guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw DBusError(.failed, "socketpair: errno \(errno)") }
         return (fds[0], fds[1])
     }
@@ -49,7 +50,7 @@ import Testing
         let bus = try TestBus()
         let connection = try await bus.connect()
         defer { connection.close() }
-        let (watched, peer) = try socketPair()
+        let (watched, peer) = try Self.socketPair()
         let recorder = Recorder()
         let watch = try connection.watch(UnixFD(watched)) { recorder.handle($0, $1) }
         #expect(send([1, 2, 3], on: peer) == 3)
@@ -64,7 +65,7 @@ import Testing
         let bus = try TestBus()
         let connection = try await bus.connect()
         defer { connection.close() }
-        let (watched, peer) = try socketPair()
+        let (watched, peer) = try Self.socketPair()
         defer { close(peer) }
         let recorder = Recorder()
         let watch = try connection.watch(UnixFD(watched)) { recorder.handle($0, $1) }
@@ -76,14 +77,14 @@ import Testing
     @Test func closingTheConnectionEndsEveryWatch() async throws {
         let bus = try TestBus()
         let connection = try await bus.connect()
-        let (watched, peer) = try socketPair()
+        let (watched, peer) = try Self.socketPair()
         defer { close(peer) }
         let recorder = Recorder()
         _ = try connection.watch(UnixFD(watched)) { recorder.handle($0, $1) }
         connection.close()
         #expect(recorder.ends.withLock { $0 } == [.connectionClosed])
         #expect(peerHungUp(peer))
-        let (late, latePeer) = try socketPair()
+        let (late, latePeer) = try Self.socketPair()
         defer { close(latePeer) }
         #expect(throws: DBusError.self) { try connection.watch(UnixFD(late)) { _, _ in } }
         #expect(peerHungUp(latePeer), "a watch refused on a closed connection closes its descriptor")
@@ -107,11 +108,9 @@ import Testing
                 "org.example.Sockets",
                 methods: [
                     .init("Open", outputs: [.init("fd", .unixFD)]) { _ in
-                        var fds: [Int32] = [-1, -1]
-                        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-                        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw DBusError(.failed, "socketpair") }
-                        kept.withLock { $0 = fds[0] }
-                        return [.unixFD(.transferring(fds[1]))]
+                        let (ours, theirs) = try Self.socketPair(nonBlocking: false)
+                        kept.withLock { $0 = ours }
+                        return [.unixFD(.transferring(theirs))]
                     }
                 ]),
             at: "/org/example/sockets")
@@ -145,12 +144,10 @@ import Testing
                 "org.example.Sockets",
                 methods: [
                     .init("OpenSlowly", outputs: [.init("fd", .unixFD)]) { _ in
-                        var fds: [Int32] = [-1, -1]
-                        let type = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-                        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw DBusError(.failed, "socketpair") }
-                        kept.withLock { $0 = fds[0] }
+                        let (ours, theirs) = try Self.socketPair(nonBlocking: false)
+                        kept.withLock { $0 = ours }
                         try? await Task.sleep(for: .milliseconds(500))
-                        return [.unixFD(.transferring(fds[1]))]
+                        return [.unixFD(.transferring(theirs))]
                     }
                 ]),
             at: "/org/example/sockets")

@@ -33,13 +33,7 @@ extension HTTPServerTests {
         }
 
         static func send(_ head: String) async throws -> RawClient.Message {
-            try await withServer(router(), configuration: configuration) { _, port in
-                try await blocking {
-                    let client = try RawClient(port: port)
-                    try client.send(head)
-                    return try client.readResponse()
-                }
-            }
+            try await sendRaw(head, to: router(), configuration: configuration)
         }
 
         @Test func anOrdinaryHeadIsServed() async throws {

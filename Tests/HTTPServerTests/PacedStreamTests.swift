@@ -35,10 +35,7 @@ extension HTTPServerTests {
             }
             try await withServer(router) { _, port in
                 let stream = try await blocking {
-                    let client = try RawClient(port: port, receiveBuffer: 8192)
-                    try client.request("GET", "/burst")
-                    _ = try client.readHead()
-                    return EventStreamClient(client: client)
+                    try EventStreamClient.open(port: port, target: "/burst", receiveBuffer: 8192)
                 }
                 let ids = try await blocking {
                     try (1...2000).map { id in
@@ -76,10 +73,7 @@ extension HTTPServerTests {
                 // The client reads the head and then nothing: the producer
                 // fills the client's socket and then waits for room.
                 let client = try await blocking {
-                    let client = try RawClient(port: port, receiveBuffer: 4096)
-                    try client.request("GET", "/stuck")
-                    _ = try client.readHead()
-                    return client
+                    try EventStreamClient.open(port: port, target: "/stuck", receiveBuffer: 4096).client
                 }
                 #expect(await eventually { outcome.value.withLock { $0.written } > 0 })
                 try await Task.sleep(for: .milliseconds(300))

@@ -66,11 +66,7 @@ extension HTTPServerTests {
             try await withServer(router) { _, port in
                 // A small receive buffer: the server meets a full socket often.
                 let stream = try await blocking {
-                    let client = try RawClient(port: port, receiveBuffer: 8192)
-                    try client.request("GET", "/backlog")
-                    let stream = EventStreamClient(client: client)
-                    _ = try client.readHead()
-                    return stream
+                    try EventStreamClient.open(port: port, target: "/backlog", receiveBuffer: 8192)
                 }
                 let past = try await blocking { try (1...2000).map { _ in try stream.nextEvent()?.id } }
                 #expect(past.count == 2000)

@@ -18,9 +18,12 @@ final class EventStreamClient: @unchecked Sendable {
 
     init(client: RawClient) { self.client = client }
 
-    /// Connects and sends `GET target`; reads the response head.
-    static func open(port: Int, target: String, host: String = "127.0.0.1", timeout: Double = 10) throws -> EventStreamClient {
-        let client = try RawClient(host: host, port: port, timeout: timeout)
+    /// Connects and sends `GET target`; reads the response head. A small
+    /// `receiveBuffer` makes the server meet a full socket soon.
+    static func open(
+        port: Int, target: String, host: String = "127.0.0.1", receiveBuffer: Int? = nil, timeout: Double = 10
+    ) throws -> EventStreamClient {
+        let client = try RawClient(host: host, port: port, receiveBuffer: receiveBuffer, timeout: timeout)
         try client.request("GET", target, headers: ["Accept: text/event-stream"])
         let stream = EventStreamClient(client: client)
         stream.head = try client.readHead()

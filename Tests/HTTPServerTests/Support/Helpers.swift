@@ -81,6 +81,20 @@ func withServer<T>(
     }
 }
 
+/// Sends `head` as it is on a new connection to a server with `router`
+/// and `configuration`, and reads the one response.
+func sendRaw(
+    _ head: String, to router: Router, configuration: ServerConfiguration
+) async throws -> RawClient.Message {
+    try await withServer(router, configuration: configuration) { _, port in
+        try await blocking {
+            let client = try RawClient(port: port)
+            try client.send(head)
+            return try client.readResponse()
+        }
+    }
+}
+
 /// Polls `condition` every 10 ms until it holds or `timeout` passes.
 func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
