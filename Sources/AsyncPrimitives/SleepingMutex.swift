@@ -4,13 +4,13 @@ import Glibc
 /// interface of `Synchronization.Mutex` (`withLock`).
 ///
 /// `Mutex` spins a thousand rounds before it sleeps, which pays off only when
-/// the holder runs on another core. The gateway's hot locks are taken by two
-/// threads that often share one core (a Raspberry Pi's, or the core the
-/// gateway is pinned to): libmicrohttpd's polling thread and the D-Bus
-/// thread meet at every stream write and connection resume. There a waiter
-/// spins while the holder cannot run, and the spinning was more than a
-/// quarter of the gateway's CPU at 20,000 notifications/s (perf, `make
-/// bench`). glibc's default mutex sleeps on the futex straight away.
+/// the holder runs on another core. For a lock that two busy threads take
+/// on a machine with fewer free cores than threads (one core, or a process
+/// pinned to one), a waiter spins while the holder cannot run. glibc's
+/// default mutex sleeps on the futex straight away. (Measured in the
+/// gateway: the HTTP server's stream locks, taken by its polling thread and
+/// by the thread that writes each value, spun away more than a quarter of
+/// the CPU at 20,000 values/s; see BENCHMARKS.md.)
 // @unchecked Sendable: `state` is read and written only between
 // pthread_mutex_lock and pthread_mutex_unlock of `mutex`, and `State` is
 // Sendable, so what leaves the lock is safe to hand to another thread.
