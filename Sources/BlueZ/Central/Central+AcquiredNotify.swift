@@ -111,12 +111,14 @@ extension Central {
     /// one lock.
     private func readNotifySocket(_ fd: UnixFD, of path: ObjectPath) {
         var values: [[UInt8]] = []
-        // An ATT value is at most 512 bytes.
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            guard count > 0 else { break }
-            values.append(Array(buffer[..<count]))
+        // An ATT value is at most 512 bytes. On the stack: this runs for
+        // every readable event of every acquired socket.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
+            while true {
+                let count = recv(fd.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+                guard count > 0 else { break }
+                values.append(Array(buffer[..<count]))
+            }
         }
         guard !values.isEmpty else { return }
         state.withLock { state in
