@@ -13,6 +13,15 @@ import Testing
         #expect(try await gateway.get("/v1/adapters", headers: ["Authorization": "Bearer \(key)"]).status == 200)
         #expect(try await gateway.get("/v1/adapters?access_token=\(key)").status == 200)
         #expect(try await gateway.get("/openapi.yaml").status == 401)
+        // The key is checked on the head: a client that waits for
+        // `100 Continue` gets its 401 without sending the body.
+        let upload = try await run([
+            "bash", "-c",
+            "head -c 500000 /dev/zero | curl -s -o /dev/null -w '%{http_code} %{size_upload}' "
+                + "-H 'Expect: 100-continue' -H 'Content-Type: application/json' --data-binary @- "
+                + "\(gateway.baseURL)/v1/devices/C4:7C:8D:6A:3E:01/characteristics/2a39/value",
+        ])
+        #expect(upload.output == "401 0", "\(upload.output) \(upload.error)")
         // Liveness probes need no key.
         #expect(try await gateway.get("/health").status == 200)
         // Streams too: EventSource passes the key in the query.
