@@ -59,6 +59,11 @@ extension Exchange {
             return queue(core.errorResponse(error, request: headOnly()))
         }
         let headers = Self.headers(of: control.connection.pointer)
+        if headers.count > configuration.maxHeaderFields {
+            let error = HTTPError(
+                .requestHeaderFieldsTooLarge, "the request has more than \(configuration.maxHeaderFields) header fields")
+            return queue(core.errorResponse(error, request: headOnly()))
+        }
         if let violation = MessageFraming.violation(in: headers, version: version) {
             let head = Request(method: Method(method), target: target, headers: headers, version: version)
             return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: head)))
