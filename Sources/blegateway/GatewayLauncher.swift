@@ -124,6 +124,8 @@ enum GatewayLauncher {
             await state?.abandon()
             throw error
         }
+        let stateMetrics = StateMetrics(central: central, mqtt: bridge?.client, store: state?.store)
+        MetricsBackend.readBeforeEachScrape { stateMetrics.update() }
         let supervisor = BusSupervisor(address: busAddress, connection: connection)
         // Started in this order, stopped in the reverse.
         var services: [any Service] = state.map { [$0] } ?? []
