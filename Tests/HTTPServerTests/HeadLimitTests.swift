@@ -5,7 +5,8 @@ import Testing
 extension HTTPServerTests {
     /// Every head within the documented limits is answered, and every one
     /// past them gets the error factory's problem: never a closed
-    /// connection, never libmicrohttpd's HTML page. The default limits:
+    /// connection, never libmicrohttpd's HTML page, until the head is more
+    /// than the connection's memory holds (documented). The default limits:
     /// 4 KiB of request line and headers, 100 header fields.
     @Suite struct HeadLimits {
         struct Probe: Sendable, CustomTestStringConvertible {
@@ -13,6 +14,10 @@ extension HTTPServerTests {
             let head: String
             /// The status expected; a problem body unless 200.
             let status: Int
+            /// Whether the answer is the error factory's (false: past what
+            /// the connection's memory holds, libmicrohttpd answers itself,
+            /// as the README and openapi.yaml say).
+            var ours = true
 
             var testDescription: String { "\(name) (\(head.utf8.count) bytes)" }
         }
@@ -36,6 +41,10 @@ extension HTTPServerTests {
             Probe(name: "300 short header fields", head: request("/x", fields: (1..<300).map { "X\($0):" }), status: 431),
             Probe(name: "10,000 query items", head: request(query(10_000)), status: 414),
             Probe(name: "a 16 KiB target", head: request("/x?q=" + String(repeating: "q", count: 16 * 1024)), status: 414),
+            // Documented: libmicrohttpd's own answers, past what the pool holds.
+            Probe(name: "a 30 KiB head", head: request("/x", fields: ["X-Big: " + String(repeating: "b", count: 30 * 1024)]), status: 431, ours: false),
+            Probe(name: "a 30 KiB target", head: request("/x?q=" + String(repeating: "q", count: 30 * 1024)), status: 414, ours: false),
+            Probe(name: "600 short header fields", head: request("/x", fields: (1..<600).map { "X\($0):" }), status: 431, ours: false),
         ]
 
         @Test(arguments: probes)
@@ -45,7 +54,7 @@ extension HTTPServerTests {
             let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, errorResponses: testProblems)
             let response = try await sendRaw(probe.head, to: router, configuration: configuration)
             #expect(response.head.status == probe.status, "\(response.text.prefix(200))")
-            if probe.status != 200 {
+            if probe.status != 200 && probe.ours {
                 #expect(response.problem?["status"] as? Int == probe.status, "not a problem: \(response.text.prefix(200))")
             }
         }
