@@ -16,7 +16,10 @@
 // Semantics follow the Web Bluetooth specification
 // (https://webbluetoothcg.github.io/web-bluetooth/): filter validation and
 // matching, allowed services, GATT names, and the DOMException names it maps
-// errors to. Text from the radio is shown only through textContent.
+// errors to. Where it departs: requestDevice needs no user gesture, and of
+// the GATT blocklist only writes to the CCC descriptor are refused (the
+// gateway's own key and CORS settings decide who may do what). Text from the
+// radio is shown only through textContent.
 
 const ownScript = findScript(document.currentScript ? document.currentScript.src : "");
 
@@ -84,12 +87,12 @@ function apiKey() {
   return "";
 }
 
-/// Points the script at another gateway, or gives it the API key.
+/// Points the script at another gateway, or gives it the API key (null:
+/// none given, as without data-api-key).
 function configure(options = {}) {
   if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey}");
   if (options.gateway !== undefined) settings.base = gatewayBase(String(options.gateway));
   if (options.apiKey !== undefined) settings.apiKey = options.apiKey === null ? null : String(options.apiKey);
-  return { gateway: settings.base, apiKey: settings.apiKey === null ? undefined : "(set)" };
 }
 
 // ---------------------------------------------------------------------------
@@ -639,7 +642,7 @@ function deviceFor(address, name) {
   const key = `${settings.base} ${address}`;
   let device = devices.get(key);
   if (!device) {
-    device = new BluetoothDevice(address, name, settings.base);
+    device = new BluetoothDevice(address, name);
     devices.set(key, device);
   } else if (name !== undefined) {
     device._name = name;
@@ -721,11 +724,10 @@ class HandlerTarget extends EventTarget {
 }
 
 class BluetoothDevice extends HandlerTarget {
-  constructor(address, name, base) {
+  constructor(address, name) {
     super(["gattserverdisconnected", "advertisementreceived", "characteristicvaluechanged", "serviceadded", "servicechanged", "serviceremoved"]);
     this._address = address;
     this._name = name;
-    this._base = base;
     this._services = new Set();
     this._manufacturers = new Set();
     this._gatt = new BluetoothRemoteGATTServer(this);

@@ -22,7 +22,7 @@ extension Gateway {
                     response.headers.replaceOrAdd(
                         name: "Content-Security-Policy",
                         value: "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
-                            + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+                            + "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
                 } else {
                     // Public code: a module script from another origin loads
                     // only with CORS, whether or not that origin may call the API.

@@ -23,13 +23,13 @@ enum WebBluetoothAssets {
     static let all = [
         Asset(
             path: "/webbluetooth.js", contentType: "text/javascript; charset=utf-8", source: "clients/web/webbluetooth.js",
-            etag: #""81d64dbcb2ecde6f""#, text: classicScript),
+            etag: #""c685bfdfdc0ae722""#, text: classicScript),
         Asset(
             path: "/webbluetooth.mjs", contentType: "text/javascript; charset=utf-8", source: "clients/web/webbluetooth.mjs",
-            etag: #""7baaf8f3ac1ba0c3""#, text: moduleScript),
+            etag: #""fc4773ec3c8274d4""#, text: moduleScript),
         Asset(
             path: "/webbluetooth/playground.html", contentType: "text/html; charset=utf-8", source: "clients/web/playground.html",
-            etag: #""d96a9852f93ae534""#, text: playground),
+            etag: #""c5cbeb5b9d6d3fd3""#, text: playground),
     ]
 
     /// The paths of the files (open without an API key).
@@ -54,7 +54,10 @@ enum WebBluetoothAssets {
 // Semantics follow the Web Bluetooth specification
 // (https://webbluetoothcg.github.io/web-bluetooth/): filter validation and
 // matching, allowed services, GATT names, and the DOMException names it maps
-// errors to. Text from the radio is shown only through textContent.
+// errors to. Where it departs: requestDevice needs no user gesture, and of
+// the GATT blocklist only writes to the CCC descriptor are refused (the
+// gateway's own key and CORS settings decide who may do what). Text from the
+// radio is shown only through textContent.
 
 const ownScript = findScript(document.currentScript ? document.currentScript.src : "");
 
@@ -122,12 +125,12 @@ function apiKey() {
   return "";
 }
 
-/// Points the script at another gateway, or gives it the API key.
+/// Points the script at another gateway, or gives it the API key (null:
+/// none given, as without data-api-key).
 function configure(options = {}) {
   if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey}");
   if (options.gateway !== undefined) settings.base = gatewayBase(String(options.gateway));
   if (options.apiKey !== undefined) settings.apiKey = options.apiKey === null ? null : String(options.apiKey);
-  return { gateway: settings.base, apiKey: settings.apiKey === null ? undefined : "(set)" };
 }
 
 // ---------------------------------------------------------------------------
@@ -677,7 +680,7 @@ function deviceFor(address, name) {
   const key = `${settings.base} ${address}`;
   let device = devices.get(key);
   if (!device) {
-    device = new BluetoothDevice(address, name, settings.base);
+    device = new BluetoothDevice(address, name);
     devices.set(key, device);
   } else if (name !== undefined) {
     device._name = name;
@@ -759,11 +762,10 @@ class HandlerTarget extends EventTarget {
 }
 
 class BluetoothDevice extends HandlerTarget {
-  constructor(address, name, base) {
+  constructor(address, name) {
     super(["gattserverdisconnected", "advertisementreceived", "characteristicvaluechanged", "serviceadded", "servicechanged", "serviceremoved"]);
     this._address = address;
     this._name = name;
-    this._base = base;
     this._services = new Set();
     this._manufacturers = new Set();
     this._gatt = new BluetoothRemoteGATTServer(this);
@@ -1527,7 +1529,10 @@ window.blegateway = blegateway;
 // Semantics follow the Web Bluetooth specification
 // (https://webbluetoothcg.github.io/web-bluetooth/): filter validation and
 // matching, allowed services, GATT names, and the DOMException names it maps
-// errors to. Text from the radio is shown only through textContent.
+// errors to. Where it departs: requestDevice needs no user gesture, and of
+// the GATT blocklist only writes to the CCC descriptor are refused (the
+// gateway's own key and CORS settings decide who may do what). Text from the
+// radio is shown only through textContent.
 
 const ownScript = findScript(import.meta.url);
 
@@ -1595,12 +1600,12 @@ function apiKey() {
   return "";
 }
 
-/// Points the script at another gateway, or gives it the API key.
+/// Points the script at another gateway, or gives it the API key (null:
+/// none given, as without data-api-key).
 function configure(options = {}) {
   if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey}");
   if (options.gateway !== undefined) settings.base = gatewayBase(String(options.gateway));
   if (options.apiKey !== undefined) settings.apiKey = options.apiKey === null ? null : String(options.apiKey);
-  return { gateway: settings.base, apiKey: settings.apiKey === null ? undefined : "(set)" };
 }
 
 // ---------------------------------------------------------------------------
@@ -2150,7 +2155,7 @@ function deviceFor(address, name) {
   const key = `${settings.base} ${address}`;
   let device = devices.get(key);
   if (!device) {
-    device = new BluetoothDevice(address, name, settings.base);
+    device = new BluetoothDevice(address, name);
     devices.set(key, device);
   } else if (name !== undefined) {
     device._name = name;
@@ -2232,11 +2237,10 @@ class HandlerTarget extends EventTarget {
 }
 
 class BluetoothDevice extends HandlerTarget {
-  constructor(address, name, base) {
+  constructor(address, name) {
     super(["gattserverdisconnected", "advertisementreceived", "characteristicvaluechanged", "serviceadded", "servicechanged", "serviceremoved"]);
     this._address = address;
     this._name = name;
-    this._base = base;
     this._services = new Set();
     this._manufacturers = new Set();
     this._gatt = new BluetoothRemoteGATTServer(this);
@@ -2993,6 +2997,7 @@ export default blegateway;
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Heart rate monitor · Web Bluetooth playground</title>
+<link rel="icon" href="data:,">
 <!-- The one line a Web Bluetooth page needs to use a blegateway's radio
      (data-force: the gateway's, even where the browser has its own). -->
 <script src="/webbluetooth.js" data-force></script>

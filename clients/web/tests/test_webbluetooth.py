@@ -376,6 +376,21 @@ def test_tabs_share_the_gateways_one_subscription(browser: WebDriver, pages: Pag
     wait_for_log(browser, "disconnected")
 
 
+def test_the_playground_the_gateway_serves_uses_the_consoles_key(browser: WebDriver, gateway: Gateway) -> None:
+    # Served by the gateway itself: same origin, under its Content-Security-Policy,
+    # with the key the web console keeps for that origin.
+    browser.get(gateway.url + "/webbluetooth/playground.html")
+    browser.execute_script(f"localStorage.setItem('blegateway.apiKey', '{API_KEY}')")
+    browser.refresh()
+    browser.find_element(By.ID, "connect").click()
+    choose(browser, STRAP)
+    wait_for(browser, lambda d: int(text(d, "count")) >= 2, "notifications")
+    assert text(browser, "location") == "Chest"
+    browser.find_element(By.ID, "disconnect").click()
+    wait_for_log(browser, r"Polar H10 6A3E01 disconnected")
+    assert browser_errors(browser) == []
+
+
 def test_a_gateway_that_goes_away_disconnects_the_device(pages: PageServer, scratch: Path) -> None:
     own = start_gateway(pages.origin, scratch)
     driver = chromium()
