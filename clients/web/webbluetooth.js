@@ -254,6 +254,8 @@ function openStream(path, query, onEvent) {
           buffer += decoder.decode(value, { stream: true });
           let newline;
           while ((newline = buffer.indexOf("\n")) >= 0) {
+            // A listener may have closed the stream: nothing more for it.
+            if (closing) return "closed";
             const line = buffer.slice(0, newline).replace(/\r$/, "");
             buffer = buffer.slice(newline + 1);
             if (line === "") {
@@ -697,12 +699,23 @@ function unwatchDisconnections(device) {
 // ---------------------------------------------------------------------------
 // The API objects
 
+/// A lookup that found nothing, worded as Chrome words it.
+function notFound(what, uuid, where) {
+  return new DOMException(`No ${what} ${uuid ? `matching UUID ${uuid} ` : ""}${where}.`, "NotFoundError");
+}
+
+/// Fires an event at `target`, then up the spec's Bluetooth tree
+/// (characteristic, service, device, navigator.bluetooth) through each
+/// object's `_parent`, with `target` kept as the object it concerns.
 function fire(target, type, properties = {}) {
-  const event = new Event(type, { bubbles: true });
-  for (const [name, value] of Object.entries(properties)) {
-    Object.defineProperty(event, name, { value, enumerable: true });
+  for (let node = target; node; node = node._parent) {
+    const event = new Event(type, { bubbles: true });
+    Object.defineProperty(event, "target", { value: target });
+    for (const [name, value] of Object.entries(properties)) {
+      Object.defineProperty(event, name, { value, enumerable: true });
+    }
+    node.dispatchEvent(event);
   }
-  target.dispatchEvent(event);
 }
 
 /// EventTarget with the spec's `on<event>` attributes.
@@ -725,7 +738,14 @@ class HandlerTarget extends EventTarget {
 
 class BluetoothDevice extends HandlerTarget {
   constructor(address, name) {
-    super(["gattserverdisconnected", "advertisementreceived", "characteristicvaluechanged", "serviceadded", "servicechanged", "serviceremoved"]);
+    super([
+      "gattserverdisconnected",
+      "advertisementreceived",
+      "characteristicvaluechanged",
+      "serviceadded",
+      "servicechanged",
+      "serviceremoved",
+    ]);
     this._address = address;
     this._name = name;
     this._services = new Set();
@@ -748,6 +768,10 @@ class BluetoothDevice extends HandlerTarget {
 
   get watchingAdvertisements() {
     return this._watch !== null;
+  }
+
+  get _parent() {
+    return bluetooth;
   }
 
   _path(suffix = "") {
@@ -938,7 +962,8 @@ class BluetoothRemoteGATTServer {
     this._check();
     if (uuid !== undefined && !this._device._allows(uuid)) {
       throw new DOMException(
-        `Origin is not allowed to access the service. Tip: Add the service UUID to 'optionalServices' in requestDevice() options. (${uuid})`,
+        `Origin is not allowed to access the service. Tip: Add the service UUID to 'optionalServices' ` +
+          `in requestDevice() options. (${uuid})`,
         "SecurityError",
       );
     }
@@ -946,7 +971,7 @@ class BluetoothRemoteGATTServer {
       (json) => json.primary && this._device._allows(json.uuid) && (uuid === undefined || json.uuid === uuid),
     );
     if (found.length === 0) {
-      throw new DOMException(`No Services ${uuid ? `matching UUID ${uuid} ` : ""}found in Device.`, "NotFoundError");
+      throw notFound("Services", uuid, "found in Device");
     }
     const services = found.map((json) => this._service(json));
     return single ? services.slice(0, 1) : services;
@@ -973,6 +998,10 @@ class BluetoothRemoteGATTService extends HandlerTarget {
     return Boolean(this._json.primary);
   }
 
+  get _parent() {
+    return this.device;
+  }
+
   _characteristic(json) {
     return this._server._attribute(json.handle, () => new BluetoothRemoteGATTCharacteristic(this, json));
   }
@@ -990,7 +1019,7 @@ class BluetoothRemoteGATTService extends HandlerTarget {
     this._server._check(this._generation);
     const found = this._json.characteristics.filter((json) => uuid === undefined || json.uuid === uuid);
     if (found.length === 0) {
-      throw new DOMException(`No Characteristics ${uuid ? `matching UUID ${uuid} ` : ""}found in Service.`, "NotFoundError");
+      throw notFound("Characteristics", uuid, "found in Service");
     }
     return found.map((json) => this._characteristic(json));
   }
@@ -1017,7 +1046,7 @@ class BluetoothRemoteGATTService extends HandlerTarget {
       }
     }
     if (found.length === 0) {
-      throw new DOMException(`No Services ${uuid ? `matching UUID ${uuid} ` : ""}included in Service.`, "NotFoundError");
+      throw notFound("Services", uuid, "included in Service");
     }
     return found;
   }
@@ -1063,6 +1092,10 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
 
   get value() {
     return this._value;
+  }
+
+  get _parent() {
+    return this._service;
   }
 
   get _server() {
@@ -1147,7 +1180,7 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
     this._check();
     const found = (this._json.descriptors || []).filter((json) => uuid === undefined || json.uuid === uuid);
     if (found.length === 0) {
-      throw new DOMException(`No Descriptors ${uuid ? `matching UUID ${uuid} ` : ""}found in Characteristic.`, "NotFoundError");
+      throw notFound("Descriptors", uuid, "found in Characteristic");
     }
     return found.map((json) => this._descriptor(json));
   }
@@ -1274,7 +1307,8 @@ const chooserStyle = `
   border-block: 1px solid #ddd; min-height: 3rem; }
 .blegateway-chooser li button { display: flex; justify-content: space-between; gap: 1rem; width: 100%;
   font: inherit; text-align: start; background: none; border: 0; border-radius: 4px; padding: 0.5rem; cursor: pointer; }
-.blegateway-chooser li button:hover, .blegateway-chooser li button:focus-visible { background: #e8f0fe; outline: 2px solid #1a5fb4; }
+.blegateway-chooser li button:hover,
+.blegateway-chooser li button:focus-visible { background: #e8f0fe; outline: 2px solid #1a5fb4; }
 .blegateway-chooser .blegateway-rssi { color: #555; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .blegateway-chooser footer { display: flex; justify-content: flex-end; padding: 0.75rem 1rem; }
 .blegateway-chooser footer button { font: inherit; padding: 0.35rem 1rem; }
@@ -1323,7 +1357,8 @@ function choose(request) {
     };
     const describe = (report) => {
       const rssi = Number.isInteger(report.rssi) && report.rssi !== 127 ? `${report.rssi} dBm` : "";
-      const name = typeof report.name === "string" && report.name !== "" ? report.name : `Unknown or unsupported device (${report.address})`;
+      const named = typeof report.name === "string" && report.name !== "";
+      const name = named ? report.name : `Unknown or unsupported device (${report.address})`;
       return { name, rssi };
     };
     const show = (report) => {
@@ -1391,7 +1426,8 @@ function choose(request) {
     stream.ready.catch((error) => finish(() => reject(error)));
     stream.ended.then((how) => {
       if (how === "finished" || how === "dropped") {
-        finish(() => reject(new DOMException(`blegateway: the scan ended (${how === "dropped" ? "lost the gateway" : "the gateway stopped it"})`, "NetworkError")));
+        const why = how === "dropped" ? "lost the gateway" : "the gateway stopped it";
+        finish(() => reject(new DOMException(`blegateway: the scan ended (${why})`, "NetworkError")));
       }
     });
   });

@@ -299,6 +299,13 @@ def test_bad_input_gets_the_spec_errors(browser: WebDriver, pages: PageServer, g
             (await rx.getDescriptor('gatt.client_characteristic_configuration')).writeValue(Uint8Array.of(1, 0))),
           properties: Object.entries(rx.properties).filter(([, on]) => on).map(([name]) => name),
         }};
+        // A read fires characteristicvaluechanged, which climbs the tree to
+        // navigator.bluetooth with its target kept.
+        const sensorLocation = await heartRate.getCharacteristic('body_sensor_location');
+        const climbed = new Promise((resolve) => navigator.bluetooth.addEventListener(
+          'characteristicvaluechanged', (event) => resolve(event.target === sensorLocation), {{once: true}}));
+        await sensorLocation.readValue();
+        result.bubbled = await climbed;
         device.gatt.disconnect();
         result.disconnected = await outcome(() => rx.writeValueWithoutResponse(new Uint8Array(1)));
         const again = await device.gatt.connect();
@@ -322,6 +329,7 @@ def test_bad_input_gets_the_spec_errors(browser: WebDriver, pages: PageServer, g
         "description": "RX",
         "cccWrite": "SecurityError",
         "properties": ["writeWithoutResponse", "notify"],
+        "bubbled": True,
         "disconnected": "NetworkError",
         "staleAttribute": "InvalidStateError",
         "sameService": True,
