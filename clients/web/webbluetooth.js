@@ -56,7 +56,7 @@ function initialSettings() {
   };
 }
 
-/// The gateway's base URL, ending with `/` so API paths resolve under it.
+// The gateway's base URL, ending with `/` so API paths resolve under it.
 function gatewayBase(text) {
   let url;
   try {
@@ -73,8 +73,8 @@ function gatewayBase(text) {
   return url.href;
 }
 
-/// The key to send: the one configured, else (for a page the gateway serves
-/// itself) the one the gateway's web console keeps for this origin.
+// The key to send: the one configured, else (for a page the gateway serves
+// itself) the one the gateway's web console keeps for this origin.
 function apiKey() {
   if (settings.apiKey !== null) return settings.apiKey;
   if (new URL(settings.base).origin === location.origin) {
@@ -87,8 +87,8 @@ function apiKey() {
   return "";
 }
 
-/// Points the script at another gateway, or gives it the API key (null:
-/// none given, as without data-api-key).
+// Points the script at another gateway, or gives it the API key (null:
+// none given, as without data-api-key).
 function configure(options = {}) {
   if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey}");
   if (options.gateway !== undefined) settings.base = gatewayBase(String(options.gateway));
@@ -138,9 +138,9 @@ const problemNames = {
   unauthorized: "SecurityError",
 };
 
-/// What a failed response means, as a DOMException. A refused write's bad
-/// input (a value too long for the MTU) is InvalidModificationError, as the
-/// spec maps Invalid Attribute Value Length.
+// What a failed response means, as a DOMException. A refused write's bad
+// input (a value too long for the MTU) is InvalidModificationError, as the
+// spec maps Invalid Attribute Value Length.
 async function problemException(response, writing) {
   let problem = {};
   try {
@@ -164,9 +164,9 @@ async function problemException(response, writing) {
 
 const reportedOrigins = new Set();
 
-/// Why a request failed before any response: the gateway is unreachable, or
-/// (when it still answers a no-cors request) it does not allow this page's
-/// origin, which needs `--cors-origin` on the gateway.
+// Why a request failed before any response: the gateway is unreachable, or
+// (when it still answers a no-cors request) it does not allow this page's
+// origin, which needs `--cors-origin` on the gateway.
 async function unreachableException(base) {
   const gatewayOrigin = new URL(base).origin;
   if (gatewayOrigin !== location.origin) {
@@ -192,8 +192,8 @@ async function unreachableException(base) {
   return new DOMException(`blegateway: the gateway at ${base} cannot be reached`, "NetworkError");
 }
 
-/// One call to the gateway's API; resolves to the Response when it is a
-/// success and rejects with a DOMException otherwise.
+// One call to the gateway's API; resolves to the Response when it is a
+// success and rejects with a DOMException otherwise.
 async function call(method, path, { query = {}, body, accept = "application/json", signal, writing = false } = {}) {
   const base = settings.base;
   const url = new URL(path, base);
@@ -222,10 +222,10 @@ async function callJSON(method, path, options) {
 // Event streams (text/event-stream read through fetch, so that the key goes
 // in a header, a refusal comes with its problem, and a drop is seen)
 
-/// Opens a stream; `ready` settles when the gateway answers (rejecting with
-/// its problem), `ended` resolves with "closed" (close() was called),
-/// "finished" (the gateway ended it) or "dropped" (the connection broke or
-/// fell silent).
+// Opens a stream; `ready` settles when the gateway answers (rejecting with
+// its problem), `ended` resolves with "closed" (close() was called),
+// "finished" (the gateway ended it) or "dropped" (the connection broke or
+// fell silent).
 function openStream(path, query, onEvent) {
   const controller = new AbortController();
   let closing = false;
@@ -320,7 +320,7 @@ function dataView(bytes) {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/// A copy of a BufferSource's bytes (the spec copies before the call).
+// A copy of a BufferSource's bytes (the spec copies before the call).
 function bufferSourceBytes(value) {
   if (value instanceof ArrayBuffer) return new Uint8Array(value.slice(0));
   if (ArrayBuffer.isView(value)) {
@@ -441,8 +441,8 @@ function canonicalUUID(alias) {
   return `${number.toString(16).padStart(8, "0")}-0000-1000-8000-00805f9b34fb`;
 }
 
-/// The spec's "ResolveUUIDName": a number is an alias, a lower-case UUID is
-/// itself, a name from the table is its UUID; anything else is a TypeError.
+// The spec's "ResolveUUIDName": a number is an alias, a lower-case UUID is
+// itself, a name from the table is its UUID; anything else is a TypeError.
 function resolveUUIDName(name, table, kind, example) {
   if (typeof name === "number") return canonicalUUID(name);
   const text = String(name);
@@ -532,8 +532,8 @@ function canonicalFilter(filter, index) {
   return canonical;
 }
 
-/// The spec's "canonicalize the request options": TypeErrors for what it
-/// refuses; the services and manufacturer data the page may reach.
+// The spec's "canonicalize the request options": TypeErrors for what it
+// refuses; the services and manufacturer data the page may reach.
 function canonicalOptions(options) {
   if (typeof options !== "object" || options === null) throw new TypeError("requestDevice() needs options");
   const hasFilters = options.filters !== undefined;
@@ -572,7 +572,7 @@ function dataMatches(bytes, { prefix, mask }) {
   return true;
 }
 
-/// What a scan report says about a device, in the shape the filters need.
+// What a scan report says about a device, in the shape the filters need.
 function advertisement(device) {
   const manufacturerData = new Map();
   for (const entry of Object.values(device.manufacturer_data || {})) {
@@ -672,7 +672,8 @@ async function watchDisconnections(device) {
     stream.ended.then((how) => {
       if (disconnectionWatch.stream !== stream) return;
       disconnectionWatch.stream = null;
-      if (how === "closed") return;
+      // A refusal (a bad key, say) rejects the connect() that opened it.
+      if (how === "closed" || how === "refused") return;
       if (disconnectionWatch.devices.size > 0) {
         console.error(`blegateway: lost the connection to the gateway at ${settings.base} (${how})`);
       }
@@ -699,14 +700,14 @@ function unwatchDisconnections(device) {
 // ---------------------------------------------------------------------------
 // The API objects
 
-/// A lookup that found nothing, worded as Chrome words it.
+// A lookup that found nothing, worded as Chrome words it.
 function notFound(what, uuid, where) {
   return new DOMException(`No ${what} ${uuid ? `matching UUID ${uuid} ` : ""}${where}.`, "NotFoundError");
 }
 
-/// Fires an event at `target`, then up the spec's Bluetooth tree
-/// (characteristic, service, device, navigator.bluetooth) through each
-/// object's `_parent`, with `target` kept as the object it concerns.
+// Fires an event at `target`, then up the spec's Bluetooth tree
+// (characteristic, service, device, navigator.bluetooth) through each
+// object's `_parent`, with `target` kept as the object it concerns.
 function fire(target, type, properties = {}) {
   for (let node = target; node; node = node._parent) {
     const event = new Event(type, { bubbles: true });
@@ -718,7 +719,7 @@ function fire(target, type, properties = {}) {
   }
 }
 
-/// EventTarget with the spec's `on<event>` attributes.
+// EventTarget with the spec's `on<event>` attributes.
 class HandlerTarget extends EventTarget {
   constructor(types) {
     super();
@@ -782,8 +783,8 @@ class BluetoothDevice extends HandlerTarget {
     return this._services.has(uuid);
   }
 
-  /// Streams this device's advertisements as `advertisementreceived`
-  /// events until `options.signal` aborts.
+  // Streams this device's advertisements as `advertisementreceived`
+  // events until `options.signal` aborts.
   async watchAdvertisements(options = {}) {
     const signal = options.signal;
     if (signal && signal.aborted) throw new DOMException("The watch was aborted.", "AbortError");
@@ -906,8 +907,8 @@ class BluetoothRemoteGATTServer {
     this._disconnected();
   }
 
-  /// The gateway reported a disconnection: believe it only if the device
-  /// is still disconnected (the report may be from before a reconnection).
+  // The gateway reported a disconnection: believe it only if the device
+  // is still disconnected (the report may be from before a reconnection).
   async _confirmDisconnection() {
     try {
       const state = await callJSON("GET", this._device._path());
@@ -935,7 +936,7 @@ class BluetoothRemoteGATTServer {
     }
   }
 
-  /// The object for an attribute of the tree, one per handle and connection.
+  // The object for an attribute of the tree, one per handle and connection.
   _attribute(handle, make) {
     let attribute = this._attributes.get(handle);
     if (!attribute) {
@@ -1135,8 +1136,8 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
     return undefined;
   }
 
-  /// Deprecated in the spec: with response when the characteristic allows
-  /// it, else without.
+  // Deprecated in the spec: with response when the characteristic allows
+  // it, else without.
   async writeValue(value) {
     return this._write(value, this._properties.write || !this._properties.writeWithoutResponse ? "request" : "command");
   }
@@ -1324,9 +1325,9 @@ function element(tag, properties = {}, children = []) {
   return node;
 }
 
-/// Shows the chooser; resolves to the chosen scan report, rejects with
-/// NotFoundError when the user cancels and with the gateway's error when
-/// the scan cannot run or breaks.
+// Shows the chooser; resolves to the chosen scan report, rejects with
+// NotFoundError when the user cancels and with the gateway's error when
+// the scan cannot run or breaks.
 function choose(request) {
   if (!document.getElementById("blegateway-chooser-style")) {
     document.head.append(element("style", { id: "blegateway-chooser-style", text: chooserStyle }));
@@ -1441,7 +1442,7 @@ class Bluetooth extends HandlerTarget {
     super(["availabilitychanged", "advertisementreceived", "gattserverdisconnected", "characteristicvaluechanged"]);
   }
 
-  /// True when the gateway answers and has an adapter.
+  // True when the gateway answers and has an adapter.
   async getAvailability() {
     try {
       const response = await fetch(new URL("health", settings.base), { cache: "no-store" });
@@ -1462,7 +1463,7 @@ class Bluetooth extends HandlerTarget {
     return device;
   }
 
-  /// The devices this page was given before, on this gateway.
+  // The devices this page was given before, on this gateway.
   async getDevices() {
     return Object.entries(storedGrants()).map(([address, grant]) => {
       const device = deviceFor(address, typeof grant.name === "string" ? grant.name : undefined);
