@@ -20,11 +20,11 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libm
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
 # the gateway for the Grafana dashboard's test), testssl.sh (audits the
 # gateway's HTTPS), python3-venv for the Python tools below, and for the
-# Web Bluetooth script's tests webkit2gtk-driver and xvfb (WebKitGTK, a
-# browser engine without Web Bluetooth of its own, driven under a virtual
-# display) and eslint.
+# Web Bluetooth script's tests webkit2gtk-driver, xvfb and xauth (WebKitGTK,
+# a browser engine without Web Bluetooth of its own, driven under a virtual
+# display; xvfb-run needs xauth) and eslint.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver sqlite3 prometheus testssl.sh python3-venv webkit2gtk-driver xvfb eslint
+	chromium chromium-driver sqlite3 prometheus testssl.sh python3-venv webkit2gtk-driver xvfb xauth eslint
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a
