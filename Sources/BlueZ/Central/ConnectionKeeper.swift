@@ -1,4 +1,5 @@
 import AsyncPrimitives
+import DBus
 import Synchronization
 
 /// Keeps devices connected, with nobody asking: connects whenever a kept
@@ -33,6 +34,14 @@ public final class ConnectionKeeper: Sendable {
             for _ in 2..<min(attempt, 32) where delay < maximumDelay { delay *= 2 }
             return min(delay, maximumDelay)
         }
+
+        /// Whether attempt `attempt` is announced by a `reconnecting`
+        /// event: the first, each one whose pause grew, and then every
+        /// power of two, so that a device that stays away adds events
+        /// ever more rarely (its `failedAttempts` counts every one).
+        func announces(attempt: Int) -> Bool {
+            attempt <= 1 || delay(before: attempt) > delay(before: attempt - 1) || attempt & (attempt - 1) == 0
+        }
     }
 
     /// A step of keeping a device connected.
@@ -40,7 +49,8 @@ public final class ConnectionKeeper: Sendable {
         /// Attempt `attempt` to (re)connect starts after `delay`, because of
         /// `reason` (`kept` for the first, else why the link was lost or
         /// the previous attempt failed: a BlueZ error code or disconnect
-        /// reason).
+        /// reason). Not every attempt is announced (see
+        /// `Policy.announces`): an absent device cannot flood the events.
         case reconnecting(adapter: String, address: BluetoothAddress, attempt: Int, reason: String, delay: Duration)
         /// The device is connected (after `attempts` attempts; 0 when it
         /// was connected already).
@@ -72,6 +82,8 @@ public final class ConnectionKeeper: Sendable {
     private struct Entry {
         var device: KeptDevice
         var task: Task<Void, Never>?
+        /// The device as bluetoothd last listed it while kept.
+        var snapshot: Device?
     }
 
     private struct State {
@@ -149,6 +161,23 @@ public final class ConnectionKeeper: Sendable {
         state.withLock { $0.entries[Self.key(adapter, address)]?.device }
     }
 
+    /// A kept device as bluetoothd last listed it, disconnected, or (never
+    /// listed since it was kept) with nothing but its address: what the
+    /// gateway knows of it while bluetoothd does not list it (restarting,
+    /// or the device out of range). Nil if the device is not kept.
+    public func lastKnown(_ address: BluetoothAddress, adapter: String) -> Device? {
+        guard let entry = state.withLock({ $0.entries[Self.key(adapter, address)] }) else { return nil }
+        var device =
+            entry.snapshot
+            ?? Device(
+                path: ObjectPath(unchecked: "/org/bluez/\(adapter)/\(address.objectPathElement)"), adapter: adapter,
+                address: address)
+        device.connected = false
+        device.servicesResolved = false
+        device.mtu = nil
+        return device
+    }
+
     /// Stops every keeping task, leaving the connections as they are (for
     /// the next start to keep), and ends the event streams.
     public func stop() {
@@ -174,7 +203,9 @@ public final class ConnectionKeeper: Sendable {
     }
 
     private func isConnected(_ address: BluetoothAddress, adapter: String) -> Bool {
-        (try? central.device(address, adapter: adapter))?.connected ?? false
+        guard let device = try? central.device(address, adapter: adapter) else { return false }
+        state.withLock { $0.entries[Self.key(adapter, address)]?.snapshot = device }
+        return device.connected
     }
 
     /// Keeps one device connected until cancelled or given up.
@@ -235,7 +266,9 @@ public final class ConnectionKeeper: Sendable {
                 return
             }
             let delay = policy.delay(before: failed + 1)
-            emit(.reconnecting(adapter: adapter, address: address, attempt: failed + 1, reason: reason, delay: delay))
+            if policy.announces(attempt: failed + 1) {
+                emit(.reconnecting(adapter: adapter, address: address, attempt: failed + 1, reason: reason, delay: delay))
+            }
             if delay > .zero {
                 do { try await Task.sleep(for: delay) } catch { return }
             }
