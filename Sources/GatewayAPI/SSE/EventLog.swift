@@ -45,11 +45,30 @@ public final class EventLog: Sendable {
         /// `blegateway_events_total{type}`, one counter per event type seen,
         /// kept here so that publishing counts under the lock it already holds.
         var counters: [String: Counter] = [:]
+        /// `blegateway_characteristic_values_total{device}`: values received, per
+        /// device, for the first `countedDevices` devices; the rest share
+        /// `device="other"`, so a busy street cannot grow the label set
+        /// without bound.
+        var valueCounters: [String: Counter] = [:]
 
-        mutating func count(_ type: String) {
-            if let counter = counters[type] { return counter.increment() }
-            let counter = Counter(label: "blegateway_events_total", dimensions: [("type", type)])
-            counters[type] = counter
+        mutating func count(_ type: String, device: String?) {
+            if let counter = counters[type] {
+                counter.increment()
+            } else {
+                let counter = Counter(label: "blegateway_events_total", dimensions: [("type", type)])
+                counters[type] = counter
+                counter.increment()
+            }
+            if type == GatewayEvent.characteristicValue, let device { countValue(from: device) }
+        }
+
+        private mutating func countValue(from device: String) {
+            if let counter = valueCounters[device] { return counter.increment() }
+            let label = valueCounters.count < EventLog.countedDevices ? device : "other"
+            let counter =
+                valueCounters[label]
+                ?? Counter(label: "blegateway_characteristic_values_total", dimensions: [("device", label)])
+            valueCounters[label] = counter
             counter.increment()
         }
     }
@@ -58,6 +77,9 @@ public final class EventLog: Sendable {
     /// Where events are kept beyond the buffer and across restarts.
     let store: Store?
     private let logger: Logger
+
+    /// The devices `blegateway_characteristic_values_total` names one by one.
+    static let countedDevices = 256
 
     /// The most stored events read at once by a stream catching up.
     static let storePageSize = 512
@@ -92,7 +114,7 @@ public final class EventLog: Sendable {
             let id = store?.append(type: type, device: device, data: Self.storedData(body)) ?? state.nextID
             state.nextID = id + 1
             var entry = Entry(id: id, type: type, device: device, body: body)
-            state.count(type)
+            state.count(type, device: device)
             for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
                 subscriber.writer.write(entry.encodedFrame())
             }
