@@ -80,10 +80,12 @@ public final class Gateway: Sendable {
             }
         }
         let steps = keeper.events()
-        keeperPump.start { [log, outcomeCounters] in
+        keeperPump.start { [log, outcomeCounters, keeper] in
             for await step in steps {
+                // Every attempt is counted; a device that stays away is
+                // announced ever more rarely, so it cannot flood the log.
                 outcomeCounters.count(step)
-                GatewayEvent(step).publish(to: log)
+                if keeper.announces(step) { GatewayEvent(step).publish(to: log) }
             }
         }
         peripheral.start()

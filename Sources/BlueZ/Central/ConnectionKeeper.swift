@@ -35,10 +35,10 @@ public final class ConnectionKeeper: Sendable {
             return min(delay, maximumDelay)
         }
 
-        /// Whether attempt `attempt` is announced by a `reconnecting`
-        /// event: the first, each one whose pause grew, and then every
-        /// power of two, so that a device that stays away adds events
-        /// ever more rarely (its `failedAttempts` counts every one).
+        /// Whether attempt `attempt` is worth announcing: the first, each
+        /// one whose pause grew, and then every power of two, so that a
+        /// device that stays away adds announcements ever more rarely
+        /// (its `failedAttempts` counts every one).
         func announces(attempt: Int) -> Bool {
             attempt <= 1 || delay(before: attempt) > delay(before: attempt - 1) || attempt & (attempt - 1) == 0
         }
@@ -49,8 +49,8 @@ public final class ConnectionKeeper: Sendable {
         /// Attempt `attempt` to (re)connect starts after `delay`, because of
         /// `reason` (`kept` for the first, else why the link was lost or
         /// the previous attempt failed: a BlueZ error code or disconnect
-        /// reason). Not every attempt is announced (see
-        /// `Policy.announces`): an absent device cannot flood the events.
+        /// reason). Every attempt is an event; `announces` says which are
+        /// worth passing on to people.
         case reconnecting(adapter: String, address: BluetoothAddress, attempt: Int, reason: String, delay: Duration)
         /// The device is connected (after `attempts` attempts; 0 when it
         /// was connected already).
@@ -102,6 +102,15 @@ public final class ConnectionKeeper: Sendable {
     }
 
     private static func key(_ adapter: String, _ address: BluetoothAddress) -> String { "\(adapter)/\(address)" }
+
+    /// Whether `event` is worth passing on to people (an event log, a
+    /// broker): every event but the `reconnecting` attempts of a device
+    /// that stays away, which are announced ever more rarely (see
+    /// `Policy.announces`), so that it cannot flood them.
+    public func announces(_ event: Event) -> Bool {
+        guard case .reconnecting(_, _, let attempt, _, _) = event else { return true }
+        return policy.announces(attempt: attempt)
+    }
 
     /// The keeper's events from now on.
     public func events(bufferSize: Int = 1024) -> AsyncStream<Event> {
@@ -266,9 +275,7 @@ public final class ConnectionKeeper: Sendable {
                 return
             }
             let delay = policy.delay(before: failed + 1)
-            if policy.announces(attempt: failed + 1) {
-                emit(.reconnecting(adapter: adapter, address: address, attempt: failed + 1, reason: reason, delay: delay))
-            }
+            emit(.reconnecting(adapter: adapter, address: address, attempt: failed + 1, reason: reason, delay: delay))
             if delay > .zero {
                 do { try await Task.sleep(for: delay) } catch { return }
             }
