@@ -28,7 +28,7 @@ import urllib.request
 from rate_rig import wait_for_port
 
 
-def request(method, url, body=None, source=None):
+def request(method: str, url: str, body: object = None, source: str | None = None) -> int:
     """One request with curl (which can bind a source address)."""
     command = ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", method]
     if source:
@@ -38,42 +38,42 @@ def request(method, url, body=None, source=None):
     return int(subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout)
 
 
-def start(binary, state, log_path):
-    log = open(log_path, "w")
+def start(binary: str, state: str, log_path: str) -> tuple[subprocess.Popen[bytes], int, float]:
     began = time.monotonic()
-    process = subprocess.Popen(
-        [binary, "serve", "--simulate", "--state-dir", state, "--listen", "127.0.0.1:0", "--log-level", "info"],
-        stdout=subprocess.DEVNULL, stderr=log)
-    port = wait_for_port(process, log_path)
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [binary, "serve", "--simulate", "--state-dir", state, "--listen", "127.0.0.1:0", "--log-level", "info"],
+            stdout=subprocess.DEVNULL, stderr=log)
+    port: int = wait_for_port(process, log_path)  # type: ignore[no-untyped-call]
     return process, port, time.monotonic() - began
 
 
-def stop(process):
+def stop(process: subprocess.Popen[bytes]) -> tuple[float, int]:
     began = time.monotonic()
     process.send_signal(signal.SIGTERM)
     status = process.wait(timeout=120)
     return time.monotonic() - began, status
 
 
-def fill(base):
+def fill(base: str) -> dict[str, int]:
     counts = {"kept": 0, "subscriptions": 0, "applications": 0, "advertisements": 0}
     for client, source in enumerate(["127.0.0.1", "127.0.0.2"]):
         for index in range(16):
             address = f"AA:00:00:00:{client:02X}:{index:02X}"
             counts["kept"] += request("PUT", f"{base}/v1/devices/{address}/keep", source=source) == 201
         for index in range(128):
-            body = {"device": f"BB:00:00:{client:02X}:{index // 256:02X}:{index % 256:02X}", "characteristic": "2a37"}
-            counts["subscriptions"] += request("POST", f"{base}/v1/subscriptions", body, source) == 201
-        for index in range(8):
-            body = {"services": [{"uuid": "180d", "characteristics": [{"uuid": "2a37", "flags": ["read", "notify"]}]}]}
-            counts["applications"] += request("POST", f"{base}/v1/peripheral/applications", body, source) == 201
+            subscription = {"device": f"BB:00:00:00:{client:02X}:{index:02X}", "characteristic": "2a37"}
+            counts["subscriptions"] += request("POST", f"{base}/v1/subscriptions", subscription, source) == 201
+        application = {"services": [{"uuid": "180d", "characteristics": [{"uuid": "2a37", "flags": ["read", "notify"]}]}]}
+        for _ in range(8):
+            counts["applications"] += request("POST", f"{base}/v1/peripheral/applications", application, source) == 201
         for index in range(8):
             status = request("POST", f"{base}/v1/peripheral/advertisements", {"local_name": f"q{client}{index}"}, source)
             counts["advertisements"] += status == 201
     return counts
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("binary", nargs="?", default=".build/debug/blegateway")
     parser.add_argument("--runs", type=int, default=3)

@@ -2,7 +2,8 @@ import HTTPServer
 
 /// Who a quota counts against: the API key's holder when the gateway has
 /// one (every caller with the key is that one client), else the peer's
-/// address (without its port: one host's connections are one client).
+/// address (without its port: one host's connections are one client), or
+/// `local` for callers in the process (the MQTT bridge).
 struct ClientID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     let rawValue: String
 
@@ -14,7 +15,7 @@ struct ClientID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         if let apiKey, !apiKey.isEmpty {
             rawValue = "api-key"
         } else {
-            rawValue = request.remoteAddress.map { "address:\($0.host)" } ?? "address:unknown"
+            rawValue = request.remoteAddress.map { "address:\($0.host)" } ?? "local"
         }
     }
 

@@ -11,7 +11,7 @@ import Synchronization
 /// (`release`). Resources restored at start-up are counted (`restore`)
 /// whatever the limits, so that lowering a limit never drops what exists.
 final class QuotaLedger: Sendable {
-    enum Resource: String, Sendable, CaseIterable {
+    enum Resource: String, Sendable {
         case keptDevice = "kept devices"
         case standingSubscription = "standing subscriptions"
         case application = "peripheral applications"
@@ -120,15 +120,5 @@ final class QuotaLedger: Sendable {
     /// Whether a resource with `key` is held.
     func holds(_ resource: Resource, key: String) -> Bool {
         state.withLock { $0.owners[resource]?[key] != nil }
-    }
-
-    /// The holder of a resource, if it is held.
-    func owner(_ resource: Resource, key: String) -> ClientID? {
-        state.withLock { $0.owners[resource]?[key] }
-    }
-
-    /// How many of `resource` the gateway holds, all clients together.
-    func total(_ resource: Resource) -> Int {
-        state.withLock { $0.totals[resource] ?? 0 }
     }
 }
