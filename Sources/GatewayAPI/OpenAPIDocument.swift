@@ -1506,7 +1506,7 @@ paths:
                 type: urn:blegateway:problem:advertisement-too-large
                 title: The advertisement does not fit in the 31 bytes of advertising data
                 status: 422
-                detail: "the advertising data takes 47 bytes (Flags included); at most 31 fit: advertise fewer of service_uuids, manufacturer_data, service_data, ibeacon, eddystone and tx_power in one advertisement, or split them into two"
+                detail: "the advertising data takes 47 bytes (Flags included); at most 31 fit"
         "429": { $ref: "#/components/responses/QuotaExceeded" }
         "500": { $ref: "#/components/responses/StateStoreFailed" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }

@@ -22,7 +22,9 @@ extension Gateway {
             do {
                 id = try await peripheral.publish(definition, adapter: adapter)
                 published = try peripheral.application(id)
-                try await persist(.application, id: id, adapter: published.adapter, definition: request.body, owner: slot.owner) {
+                try await persist(
+                    .application, id: id, adapter: published.adapter, definition: request.body, owner: slot.owner
+                ) {
                     _ = try? await peripheral.removeApplication(id)
                 }
             } catch {
@@ -113,16 +115,22 @@ extension Gateway {
             let body = try JSONBody(request, allowed: PeripheralJSON.advertisementFields)
             let adapter = try adapterField(body, request)
             let definition = try PeripheralJSON.advertisement(body)
-            try Self.checkFits(definition)
             let slot = try quotas.reserve(.advertisement, for: client(request))
             let id: String
             let published: PublishedAdvertisement
             do {
                 id = try await peripheral.advertise(definition, adapter: adapter)
                 published = try peripheral.advertisement(id)
-                try await persist(.advertisement, id: id, adapter: published.adapter, definition: request.body, owner: slot.owner) {
+                try await persist(
+                    .advertisement, id: id, adapter: published.adapter, definition: request.body, owner: slot.owner
+                ) {
                     _ = try? await peripheral.stopAdvertising(id)
                 }
+            } catch let error as BlueZError where error.dbusName == Advertisement.tooLongErrorName {
+                // Well formed, but 31 bytes cannot hold it (an iBeacon, an
+                // Eddystone URL and service UUIDs together): a 422.
+                quotas.cancel(slot)
+                throw Problem(.advertisementTooLarge, status: .unprocessableContent, detail: error.message)
             } catch let error as BlueZError where error.code == .notPermitted {
                 quotas.cancel(slot)
                 throw Problem(
@@ -164,27 +172,6 @@ extension Gateway {
 
     static let applicationFields: Set<String> = ["adapter", "services"]
 
-    /// A 422 for an advertisement the schema allows but 31 bytes cannot
-    /// hold (such as an iBeacon, an Eddystone URL and service UUIDs
-    /// together): the request is well formed, its content does not fit.
-    static func checkFits(_ advertisement: Advertisement) throws(Problem) {
-        let limit = Advertisement.maximumDataLength
-        if advertisement.dataLength > limit {
-            throw Problem(
-                .advertisementTooLarge, status: .unprocessableContent,
-                detail: """
-                    the advertising data takes \(advertisement.dataLength) bytes (Flags included); at most \(limit) fit: \
-                    advertise fewer of service_uuids, manufacturer_data, service_data, ibeacon, eddystone and tx_power \
-                    in one advertisement, or split them into two
-                    """)
-        }
-        if advertisement.localNameLength > limit {
-            throw Problem(
-                .advertisementTooLarge, status: .unprocessableContent,
-                detail: "the local name takes \(advertisement.localNameLength) bytes of the scan response; at most \(limit) fit")
-        }
-    }
-
     /// Stores what was just published (its definition as the client sent
     /// it); when the store fails, `undo` withdraws it and the client gets
     /// the store's problem, so nothing runs that would not come back.
@@ -194,7 +181,8 @@ extension Gateway {
     ) async throws(Problem) {
         guard let store else { return }
         do throws(StoreError) {
-            try await store.savePublished(PublishedItem(kind: kind, id: id, adapter: adapter, definition: definition, owner: owner.rawValue))
+            try await store.savePublished(
+                PublishedItem(kind: kind, id: id, adapter: adapter, definition: definition, owner: owner.rawValue))
         } catch {
             await undo()
             throw Self.storeProblem(error)
