@@ -10,17 +10,24 @@ extension Gateway {
             let body = try JSONBody(request, allowed: ["max_attempts"], optional: true)
             let maxAttempts = try body.int("max_attempts", in: 1...1_000_000)
             let adapter = try keptAdapter(address, requested)
+            let key = Self.keptKey(adapter, address)
+            let client = client(request)
+            // Changing a kept device's options takes no new place.
+            let slot = quotas.holds(.keptDevice, key: key) ? nil : try quotas.reserve(.keptDevice, for: client)
             if let store {
                 let options = JSON.object(maxAttempts.map { [("max_attempts", .int($0))] } ?? [])
                 var bytes: [UInt8] = []
                 options.write(to: &bytes)
                 do throws(StoreError) {
-                    _ = try await store.keep(KeptConnection(adapter: adapter, address: address.description, options: bytes))
+                    _ = try await store.keep(
+                        KeptConnection(adapter: adapter, address: address.description, options: bytes, owner: client.rawValue))
                 } catch {
+                    if let slot { quotas.cancel(slot) }
                     throw Self.storeProblem(error)
                 }
             }
             let isNew = keeper.keep(address, adapter: adapter, maxAttempts: maxAttempts)
+            if let slot { quotas.assign(slot, key: key) }
             let kept = keeper.keptDevice(address, adapter: adapter)
             return .json(kept.map(Self.keptJSON) ?? .null, status: isNew ? .created : .ok)
         }
@@ -44,6 +51,7 @@ extension Gateway {
                 }
             }
             if keeper.release(address, adapter: adapter) { removed = true }
+            quotas.release(.keptDevice, key: Self.keptKey(adapter, address))
             guard removed else {
                 throw Problem(.notFound, status: .notFound, detail: "\(address) on \(adapter) is not kept connected")
             }
@@ -75,10 +83,16 @@ extension Gateway {
         return first
     }
 
-    /// A change the store could not save: a 500 that says why (the
-    /// store's message names the file and the fix), with nothing changed.
+    /// A kept device's name in the quota ledger.
+    static func keptKey(_ adapter: String, _ address: BluetoothAddress) -> String { "\(adapter)/\(address)" }
+
+    /// A change the store could not save: a 500 (507 when the disk is
+    /// full) that says why (the store's message names the file and the
+    /// fix), with nothing changed.
     static func storeProblem(_ error: StoreError) -> Problem {
-        Problem(.stateStoreFailed, status: .internalServerError, detail: "nothing was changed: \(error.message)")
+        Problem(
+            .stateStoreFailed, status: error.code == .diskFull ? .insufficientStorage : .internalServerError,
+            detail: "nothing was changed: \(error.message)")
     }
 
     static func keptJSON(_ kept: ConnectionKeeper.KeptDevice) -> JSON {
@@ -107,6 +121,7 @@ extension Gateway {
                 maxAttempts = value
             }
             keeper.keep(address, adapter: kept.adapter, maxAttempts: maxAttempts)
+            quotas.restore(.keptDevice, key: Self.keptKey(kept.adapter, address), owner: ClientID(stored: kept.owner))
             restored += 1
         }
         return restored
