@@ -8,7 +8,7 @@ backend and for the gateway (no agent to pair through).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +35,25 @@ def own_rig(tmp_path: Path) -> Iterator[Rig]:
         yield started.start()
     finally:
         started.stop()
+
+
+@pytest.fixture
+def through_gateway() -> Iterator[Callable[..., None]]:
+    """`blegateway.bleak.use` for one test: Bleak's own backend lookup is
+    put back afterwards, so nothing else in the run goes through a gateway."""
+    import bleak
+
+    import blegateway.bleak
+
+    names = (
+        "get_platform_scanner_backend_type",
+        "get_platform_client_backend_type",
+        "get_platform_adapter_backend_type",
+    )
+    saved = {name: getattr(bleak, name) for name in names}
+    try:
+        yield blegateway.bleak.use
+    finally:
+        for name, value in saved.items():
+            setattr(bleak, name, value)
+        blegateway.bleak.config.configure(None)

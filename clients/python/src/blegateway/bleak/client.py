@@ -78,7 +78,6 @@ class GatewayBleakClient(BaseBleakClient):
         self._gateway: Gateway | None = None
         self._device: Device | None = None
         self._connected = False
-        self._disconnecting = False
         self._watch: asyncio.Task[None] | None = None
         self._notifications: dict[int, asyncio.Task[None]] = {}
 
@@ -104,6 +103,7 @@ class GatewayBleakClient(BaseBleakClient):
     async def connect(self, pair: bool, **kwargs: Any) -> None:
         if self.is_connected:
             raise BleakError("Client is already connected")
+        await self._close()  # what a link lost earlier left
         timeout = float(kwargs.get("timeout", self._timeout))
         gateway = self._config.gateway()
         watch = gateway.events(types=LINK_EVENTS, device=self.address, on_reconnect=self._check_link)
@@ -114,8 +114,8 @@ class GatewayBleakClient(BaseBleakClient):
             if pair:
                 device = await self._pair(gateway, timeout)
             else:
-                device = await self._gateway_call(
-                    gateway.connect(self.address, adapter=self._adapter, timeout=timeout), looking_for_device=True
+                device = await self._reaching(
+                    gateway, gateway.connect(self.address, adapter=self._adapter, timeout=timeout)
                 )
             services = await self._gateway_call(gateway.services(self.address, adapter=self._adapter))
         except BaseException:
@@ -133,7 +133,6 @@ class GatewayBleakClient(BaseBleakClient):
         gateway = self._gateway
         if gateway is None:
             return
-        self._disconnecting = True
         try:
             if self._connected:
                 await self._gateway_call(gateway.disconnect(self.address, adapter=self._adapter, timeout=10.0))
@@ -144,7 +143,6 @@ class GatewayBleakClient(BaseBleakClient):
         finally:
             self._on_disconnected()
             await self._close()
-            self._disconnecting = False
 
     async def pair(self, *args: Any, **kwargs: Any) -> None:
         """Pairs, answering the gateway agent's questions with the `pairing`
@@ -242,9 +240,9 @@ class GatewayBleakClient(BaseBleakClient):
             logger.warning("%s: lost the gateway, so the link: %s", self.address, error)
         finally:
             await watch.aclose()
+        # The gateway's HTTP client stays for disconnect(), which closes it
+        # (requests may be in flight on it now).
         self._on_disconnected()
-        if not self._disconnecting:  # else disconnect() closes, once its request is answered
-            await self._close()
 
     async def _check_link(self) -> None:
         """After a break in the event stream (the gateway restarted, say), the
@@ -354,9 +352,7 @@ class GatewayBleakClient(BaseBleakClient):
         await self._gateway_call(questions.open())
         answering = asyncio.create_task(self._answer(gateway, questions))
         try:
-            return await self._gateway_call(
-                gateway.pair(self.address, adapter=self._adapter, timeout=timeout), looking_for_device=True
-            )
+            return await self._reaching(gateway, gateway.pair(self.address, adapter=self._adapter, timeout=timeout))
         finally:
             answering.cancel()
             await asyncio.gather(answering, return_exceptions=True)
@@ -410,21 +406,43 @@ class GatewayBleakClient(BaseBleakClient):
         *,
         gatt: bool = False,
         start_notify: bool = False,
-        looking_for_device: bool = False,
         device_op: bool = False,
     ) -> T:
+        """Awaits `call`, raising what goes wrong as Bleak's BlueZ backend would;
+        `device_op`: a 404 means the device is unknown."""
         try:
             return await call
         except GatewayProblem as problem:
-            if (problem.name == "not-found" and (device_op or looking_for_device)) or (
-                looking_for_device and problem.name == "device-not-found"
-            ):
-                raise BleakDeviceNotFoundError(
-                    self.address, f"Device with address {self.address} was not found."
-                ) from problem
+            if device_op and problem.status == 404:
+                raise self._not_found() from problem
             raise bleak_error(problem, gatt=gatt, start_notify=start_notify) from problem
         except GatewayError as error:
             raise bleak_error(error) from error
+
+    async def _reaching(self, gateway: Gateway, call: Awaitable[Device]) -> Device:
+        """Connects or pairs. A device the gateway did not hear in time and
+        does not know is `BleakDeviceNotFoundError`, as Bleak's BlueZ backend
+        raises when its scan for the address finds nothing."""
+        try:
+            return await call
+        except GatewayProblem as problem:
+            if problem.status in (404, 504) and not await self._known(gateway):
+                raise self._not_found() from problem
+            raise bleak_error(problem) from problem
+        except GatewayError as error:
+            raise bleak_error(error) from error
+
+    async def _known(self, gateway: Gateway) -> bool:
+        try:
+            await gateway.device(self.address, adapter=self._adapter)
+        except GatewayProblem as problem:
+            return problem.status != 404
+        except GatewayError:
+            pass
+        return True
+
+    def _not_found(self) -> BleakDeviceNotFoundError:
+        return BleakDeviceNotFoundError(self.address, f"Device with address {self.address} was not found.")
 
     def _collection(self, services: list[Service]) -> BleakGATTServiceCollection:
         """The services as Bleak's BlueZ backend builds them: handles, flags,

@@ -33,7 +33,7 @@ class GatewayConfig:
 _current: GatewayConfig | None = None
 
 
-def configure(config: GatewayConfig) -> None:
+def configure(config: GatewayConfig | None) -> None:
     global _current
     _current = config
 
