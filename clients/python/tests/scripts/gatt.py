@@ -32,7 +32,10 @@ async def main() -> None:
 
         received: list[str] = []
         await client.start_notify("2a37", lambda char, data: received.append(data.hex()))
-        cccd = client.services.get_characteristic("2a37").get_descriptor("2902")
+        measurement = client.services.get_characteristic("2a37")
+        assert measurement is not None
+        cccd = measurement.get_descriptor("2902")
+        assert cccd is not None
         results["cccd"] = [cccd.uuid, cccd.handle]
         for value in VALUES:
             await notify(HEART_RATE, "2a37", value)
@@ -43,12 +46,11 @@ async def main() -> None:
         await asyncio.sleep(0.3)
         results["after_stop"] = received[len(VALUES) :]
 
-        if type(client._backend).__name__ == "BleakClientBlueZDBus":
-            await client._backend._acquire_mtu()  # as Bleak's mtu_size example does
+        backend: Any = client._backend
+        if type(backend).__name__ == "BleakClientBlueZDBus":
+            await backend._acquire_mtu()  # as Bleak's mtu_size example does
         results["mtu"] = client.mtu_size
-        results["max_write_without_response"] = client.services.get_characteristic(
-            "2a37"
-        ).max_write_without_response_size
+        results["max_write_without_response"] = measurement.max_write_without_response_size
     results["disconnected_by_us"] = [list(disconnections), client.is_connected]
     try:
         await client.read_gatt_char("2a38")
@@ -59,7 +61,9 @@ async def main() -> None:
         await plug.write_gatt_char("0000ff01-0000-1000-8000-00805f9b34fb", b"\x01", response=False)
         results["echo"] = (await plug.read_gatt_char("0000ff01-0000-1000-8000-00805f9b34fb")).hex()
         relay = plug.services.get_characteristic("0000ff01-0000-1000-8000-00805f9b34fb")
+        assert relay is not None
         description = relay.get_descriptor("2901")
+        assert description is not None
         results["user_description"] = (await plug.read_gatt_descriptor(description)).decode()
         try:
             await plug.read_gatt_char("0000ff03-0000-1000-8000-00805f9b34fb")
