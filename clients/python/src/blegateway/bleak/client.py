@@ -300,7 +300,7 @@ class GatewayBleakClient(BaseBleakClient):
         break for as long as the link lasts."""
         try:
             while self._connected:
-                ended: str | None = None
+                ended: str | None = None  # the reason the gateway gave, if it gave one
                 try:
                     async for event in stream:
                         if isinstance(event, Notification):
@@ -309,10 +309,15 @@ class GatewayBleakClient(BaseBleakClient):
                             ended = event.reason
                 except GatewayUnreachable as error:
                     logger.info("%s: notifications of %d broke: %s", self.address, characteristic.handle, error)
-                    ended = "gateway-stopping"
                 await stream.aclose()
-                if ended not in _REOPEN_AFTER:
+                if ended is not None and ended not in _REOPEN_AFTER:
                     return
+                if ended is None:
+                    # The connection broke, or the gateway dropped a stream
+                    # read too slowly for its rate: values may be lost.
+                    logger.warning(
+                        "%s: notifications of %d interrupted; subscribing again", self.address, characteristic.handle
+                    )
                 reopened = await self._reopen(gateway, characteristic)
                 if reopened is None:
                     return
