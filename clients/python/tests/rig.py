@@ -17,15 +17,18 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
-from dbus_fast.aio import MessageBus
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "scripts"))
+import simulator  # noqa: E402  (the scripts' own way to reach bluez-sim)
+
 REPOSITORY = HERE.parents[2]
 SCENARIO = HERE / "scenario.yaml"
 
@@ -158,7 +161,7 @@ class Rig:
 
     async def control(self, method: str, signature: str, *args: Any) -> Any:
         """Calls bluez-sim's control interface (org.blegateway.Simulator1)."""
-        return await control(self.address, method, signature, *args)
+        return await simulator.call(method, signature, *args, address=self.address)
 
     def stop(self) -> None:
         self.stop_gateway()
@@ -170,26 +173,3 @@ class Rig:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
-
-
-async def control(address: str, method: str, signature: str, *args: Any) -> Any:
-    from dbus_fast import Message, MessageType
-
-    bus = await MessageBus(bus_address=address).connect()
-    try:
-        reply = await bus.call(
-            Message(
-                destination="org.blegateway.Simulator",
-                path="/org/blegateway/simulator",
-                interface="org.blegateway.Simulator1",
-                member=method,
-                signature=signature,
-                body=list(args),
-            )
-        )
-    finally:
-        bus.disconnect()
-    assert reply is not None
-    if reply.message_type == MessageType.ERROR:
-        raise RuntimeError(f"{method}: {reply.error_name} {reply.body}")
-    return reply.body[0] if reply.body else None

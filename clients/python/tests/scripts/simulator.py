@@ -10,8 +10,9 @@ from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 
-async def call(method: str, signature: str, *args: object) -> None:
-    bus = await MessageBus(bus_address=os.environ["SIM_BUS_ADDRESS"]).connect()
+async def call(method: str, signature: str, *args: object, address: str | None = None) -> object:
+    """Calls org.blegateway.Simulator1 on the bus at `address` (default SIM_BUS_ADDRESS); returns its answer."""
+    bus = await MessageBus(bus_address=address or os.environ["SIM_BUS_ADDRESS"]).connect()
     try:
         reply = await bus.call(
             Message(
@@ -28,6 +29,7 @@ async def call(method: str, signature: str, *args: object) -> None:
     assert reply is not None
     if reply.message_type == MessageType.ERROR:
         raise RuntimeError(f"{method}: {reply.error_name} {reply.body}")
+    return reply.body[0] if reply.body else None
 
 
 async def notify(address: str, characteristic: str, value: bytes) -> None:

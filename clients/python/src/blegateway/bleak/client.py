@@ -124,7 +124,6 @@ class GatewayBleakClient(BaseBleakClient):
             raise
         self._gateway = gateway
         self._device = device
-        self.address = device.address
         self.services = self._collection(services)
         self._connected = True
         self._watch = asyncio.create_task(self._follow_link(watch))
