@@ -92,6 +92,7 @@ def test_exploring_every_service(rig: Rig) -> None:
 def test_reads_writes_errors_notifications_and_disconnections(rig: Rig) -> None:
     result = compare(rig, "gatt.py")
     assert result["location"] == "01"
+    assert result["connected_devices"] == [[HEART_RATE, "Polar H10 6A3E01"]]
     assert result["att_error"][1] == 0x80
     assert result["all_notified"] is True
     assert result["notifications"] == [f"00{60 + i:02x}" for i in range(20)]

@@ -145,3 +145,9 @@ async def test_a_device_that_goes_away(own_rig: Rig, through_gateway: Callable[.
     await client.disconnect()
     with pytest.raises(BleakDeviceNotFoundError):
         await BleakClient(HEART_RATE, timeout=1).connect()
+
+
+def test_passive_scanning_is_refused_clearly(through_gateway: Callable[..., None]) -> None:
+    through_gateway("http://127.0.0.1:1")
+    with pytest.raises(BleakError, match="passive scanning is not available through blegateway"):
+        BleakScanner(scanning_mode="passive")

@@ -3,7 +3,7 @@
 import asyncio
 from typing import Any
 
-from bleak import BleakClient
+from bleak import BleakAdapter, BleakClient
 from bleak.exc import BleakGATTProtocolError
 from common import HEART_RATE, PLUG, error, report, until
 from simulator import drop_link, notify
@@ -16,6 +16,9 @@ async def main() -> None:
     disconnections: list[str] = []
     async with BleakClient(HEART_RATE, lambda c: disconnections.append(c.address), timeout=20) as client:
         results["location"] = (await client.read_gatt_char("2a38")).hex()
+        adapter = await BleakAdapter.get()
+        connected = await adapter.get_connected_devices(["180d"])
+        results["connected_devices"] = sorted([d.address, d.name] for d in connected)
         await client.write_gatt_char("2a39", b"\x01", response=True)
         try:
             await client.write_gatt_char("2a39", b"\x02", response=True)
