@@ -151,3 +151,21 @@ def test_passive_scanning_is_refused_clearly(through_gateway: Callable[..., None
     through_gateway("http://127.0.0.1:1")
     with pytest.raises(BleakError, match="passive scanning is not available through blegateway"):
         BleakScanner(scanning_mode="passive")
+
+
+async def test_a_scan_goes_on_after_a_gateway_restart(own_rig: Rig, through_gateway: Callable[..., None]) -> None:
+    through_gateway(own_rig.url)
+    heard: list[str] = []
+    async with BleakScanner(lambda device, adv: heard.append(device.address)):
+        await until(lambda: PLUG in heard)
+        own_rig.stop_gateway(signal.SIGKILL)
+        own_rig.start_gateway()
+        heard.clear()
+        await until(lambda: PLUG in heard)
+        async with Gateway(own_rig.url) as gateway:
+            # Discovering again: the restarted gateway runs a scan for this scanner.
+            deadline = time.monotonic() + DEADLINE
+            while not (await gateway.adapter("hci0")).discovering:
+                assert time.monotonic() < deadline, "the scan was not opened again"
+                await asyncio.sleep(0.1)
+    # stop() raised nothing: the scan was running again when it ended.

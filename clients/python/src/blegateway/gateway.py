@@ -113,7 +113,7 @@ class Gateway:
         `rssi`, `manufacturer`, `address`, `address_prefix`, `service_data`,
         `adapter`."""
         body = {"duration_ms": round(duration * 1000), **filters}
-        return ScanResult.from_json(await self._json("POST", "/v1/scan", json=body, timeout=duration))
+        return ScanResult.from_json(await self._json("POST", "/v1/scan", json=body, takes=duration))
 
     def scan_stream(
         self,
@@ -457,14 +457,18 @@ class Gateway:
         *,
         params: Params | None = None,
         timeout: float | None = None,
+        takes: float | None = None,
         ok: tuple[int, ...] = (),
         **kwargs: Any,
     ) -> httpx.Response:
+        """`timeout`: the gateway's `timeout_ms` for the operation; `takes`: how
+        long the request takes by design (a timed scan). The answer is
+        awaited that long and a little longer."""
         params = list(params or [])
         if timeout is not None:
             params.append(("timeout_ms", str(max(1, min(120_000, round(timeout * 1000))))))
-        # The gateway answers within timeout_ms; wait a little longer for its answer.
-        http_timeout = self._timeout if timeout is None else max(self._timeout, timeout + 10.0)
+        longest = timeout if timeout is not None else takes
+        http_timeout = self._timeout if longest is None else max(self._timeout, longest + 10.0)
         try:
             response = await self._http.request(method, path, params=tuple(params), timeout=http_timeout, **kwargs)
         except httpx.TransportError as error:

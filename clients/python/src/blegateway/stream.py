@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import time
@@ -141,7 +142,7 @@ class EventStream(Generic[T]):
 
     async def _reopen(self) -> None:
         deadline = time.monotonic() + self._reconnect_timeout
-        for attempt in range(1_000_000):
+        for attempt in itertools.count():
             try:
                 await self.open()
             except GatewayUnreachable:

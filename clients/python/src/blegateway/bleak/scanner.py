@@ -136,7 +136,6 @@ class GatewayBleakScanner(BaseBleakScanner):
             assert self._stream is not None
             try:
                 async for event in self._stream:
-                    self._failure = None
                     self._handle(event)
             except GatewayUnreachable as error:
                 self._failure = BleakGatewayError(error)
@@ -145,6 +144,7 @@ class GatewayBleakScanner(BaseBleakScanner):
             await asyncio.sleep(1.0)
             try:
                 self._stream = await self._open()
+                self._failure = None
             except (BleakError, TimeoutError) as error:
                 self._failure = error
                 logger.warning("scan through %s could not be opened again: %s", self._config.url, error)
