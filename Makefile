@@ -19,9 +19,12 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libm
 # (tests read the state store as a second program would), prometheus
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
 # the gateway for the Grafana dashboard's test), testssl.sh (audits the
-# gateway's HTTPS), and python3-venv for the Python tools below.
+# gateway's HTTPS), python3-venv for the Python tools below, and for the
+# Web Bluetooth script's tests webkit2gtk-driver, xvfb and xauth (WebKitGTK,
+# a browser engine without Web Bluetooth of its own, driven under a virtual
+# display; xvfb-run needs xauth) and eslint.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver sqlite3 prometheus testssl.sh python3-venv
+	chromium chromium-driver sqlite3 prometheus testssl.sh python3-venv webkit2gtk-driver xvfb xauth eslint
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a
@@ -42,7 +45,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -72,8 +75,16 @@ run: deps
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) web-check
 	$(MAKE) test-python
 	$(MAKE) docker-check
+
+## clients/web/ (the Web Bluetooth script): its pages in headless Chromium
+## and in WebKitGTK under Xvfb against the gateway's debug build, the files
+## as the gateway serves them, and the linters (clients/web/tests).
+web-check: test-deps
+	$(SWIFT) build --product blegateway
+	BLEGATEWAY="$$($(SWIFT) build --show-bin-path)/blegateway" xvfb-run -a python3 -m pytest -q -p no:cacheprovider clients/web/tests
 
 ## The Python package (clients/python: the asyncio client and the Bleak
 ## backend): ruff, mypy --strict, then its tests, which run Bleak scripts on

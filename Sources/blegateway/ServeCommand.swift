@@ -62,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("cors-origin"),
         help: ArgumentHelp(
-            "Allow browser pages from this origin (repeat for several; * for any). [BLEGATEWAY_CORS_ORIGINS, comma-separated]",
+            "Allow browser pages from this origin, such as a Web Bluetooth page loading /webbluetooth.js (repeat for several; * for any). [BLEGATEWAY_CORS_ORIGINS, comma-separated]",
             valueName: "origin"))
     var corsOrigins: [String] = []
 

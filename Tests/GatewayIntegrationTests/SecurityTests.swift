@@ -109,7 +109,7 @@ import Testing
             "testssl", "--quiet", "--color", "0", "--warnings", "off", "--ip", "one",
             "--protocols", "--server-preference", "--fs", "--std", "--headers",
             "--jsonfile", report, String(gateway.baseURL.dropFirst(8)),
-        ])
+        ], timeout: .seconds(600))  // a minute on a quiet machine, several on a busy one
         await gateway.stop()
         let data = try Data(contentsOf: URL(fileURLWithPath: report))
         let findings = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(scan.output)")

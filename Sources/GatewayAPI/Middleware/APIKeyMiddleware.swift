@@ -3,7 +3,8 @@ import HTTPServer
 /// Requires `Authorization: Bearer <key>` on every request except the ones
 /// a load balancer or a browser's preflight must reach without it (`/health`
 /// and `OPTIONS`), and the paths the gateway opens besides (the web
-/// console's static files, whose API calls carry the key). Browsers' EventSource cannot set headers, so the key is
+/// console's static files and the Web Bluetooth script, whose API calls
+/// carry the key). Browsers' EventSource cannot set headers, so the key is
 /// also accepted as the `access_token` query parameter.
 struct APIKeyMiddleware: Middleware {
     let key: [UInt8]
