@@ -84,7 +84,7 @@ test: test-deps
 ## as the gateway serves them, and the linters (clients/web/tests).
 web-check: test-deps
 	$(SWIFT) build --product blegateway
-	BLEGATEWAY="$$($(SWIFT) build --show-bin-path)/blegateway" xvfb-run -a python3 -m pytest -q -p no:cacheprovider clients/web/tests
+	BLEGATEWAY="$$($(SWIFT) build --show-bin-path)/blegateway" xvfb-run -a python3 -m pytest -q -p no:cacheprovider -p no:asyncio clients/web/tests
 
 ## The Python package (clients/python: the asyncio client and the Bleak
 ## backend): ruff, mypy --strict, then its tests, which run Bleak scripts on
