@@ -14,7 +14,7 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
 from .models import StreamEvent
-from .problem import GatewayProblem, GatewayUnreachable, problem_from_response
+from .problem import GatewayError, GatewayProblem, GatewayUnreachable, problem_from_response
 
 T = TypeVar("T")
 
@@ -135,9 +135,16 @@ class EventStream(Generic[T]):
 
     def _event(self, sse: ServerSentEvent) -> StreamEvent:
         event_id = int(sse.id) if sse.id and sse.id.isdigit() else None
+        if event_id == self.last_event_id:
+            # SSE hands an event without an id of its own the last one;
+            # the gateway never gives two events one id.
+            event_id = None
         if event_id is not None:
             self.last_event_id = event_id
-        data: Any = json.loads(sse.data) if sse.data else {}
+        try:
+            data: Any = json.loads(sse.data) if sse.data else {}
+        except ValueError as error:
+            raise GatewayError(f"{self._url}{self._path} sent a {sse.event!r} event whose data is not JSON") from error
         return StreamEvent(event=sse.event, id=event_id, data=data if isinstance(data, dict) else {"data": data})
 
     async def _reopen(self) -> None:
