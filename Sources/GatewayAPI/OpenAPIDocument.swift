@@ -34,9 +34,23 @@ info:
     itself: `400` for a request whose length is ambiguous (repeated
     `Content-Length`, `Content-Length` with `Transfer-Encoding`, a transfer
     coding other than `chunked`), `414`/`431` for a request head over the
-    limit (4 KiB of header fields), `413` for a body over it, and `503` when the gateway holds its
-    most connections or the client address holds its share; each of these
-    closes the connection (`Connection: close`).
+    limits (4 KiB of request line and header fields, 100 header fields),
+    `413` for a body over 1 MiB, and `503` (with `Retry-After`) when the
+    gateway holds its most connections, the client address holds its share,
+    or the bodies being received would take more memory than allowed (32 MiB
+    in all, 8 MiB per client address); each of these closes the connection
+    (`Connection: close`). With an API key, a request with a body but
+    without the key gets its `401` from its head, before its body is read
+    (the connection then closes). A client has 10 s to send a head, and 10 s plus one second per
+    KiB received to send a body: past that its connection is closed without
+    an answer. Requests that libmicrohttpd's parser refuses before the
+    gateway sees them get its own answers, with an HTML body instead of a
+    problem: `414`/`431` for a head over about 20 KiB or with more than about
+    300 header fields, `400` for a header line or chunked body that does not
+    parse or an unparsable `Content-Length`, `505` for an HTTP version it
+    does not speak; a request line that does not parse closes the connection
+    unanswered. Over HTTPS (`--tls-cert`), every response carries
+    `Strict-Transport-Security`.
 
     **Request ids.** Every response carries `X-Request-ID`: the request's
     own when it sent a sane one (1 to 128 letters, digits or `-_.:@+=/`),

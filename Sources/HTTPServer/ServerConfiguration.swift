@@ -21,16 +21,20 @@ public struct ServerConfiguration: Sendable {
     /// affected. Zero for no limit.
     public var requestHeaderTimeout: Duration
     /// Memory per connection for the request line, headers and send buffer
-    /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT); raised to at least twice
-    /// `maxHeaderSize` plus 4 KiB. Heads that do not fit even that get
-    /// libmicrohttpd's own 414 or 431 response, which is not made by the
-    /// error factory. Each open connection (an idle stream too) keeps all
-    /// of it resident, so it is kept small.
+    /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT); raised to at least six times
+    /// `maxHeaderSize`. Heads that do not fit even that (over about 20 KiB,
+    /// or with more than about 300 fields, at the defaults) get
+    /// libmicrohttpd's own 414 or 431 page, which is not made by the error
+    /// factory. Each open connection (an idle stream too) keeps all of it
+    /// resident, so it is kept small.
     public var connectionMemoryLimit: Int
     /// The largest request line plus headers answered normally; bigger ones
     /// get a 431 (a 414 when the target alone is bigger) from the error
     /// factory.
     public var maxHeaderSize: Int
+    /// The most header fields a request may have; more get a 431 from the
+    /// error factory.
+    public var maxHeaderFields: Int
     /// The largest request body accepted; bigger ones get a 413: before the
     /// body is sent when the client waits for `100 Continue` or declares
     /// more than twice this, otherwise after the body (read and dropped),
@@ -80,6 +84,7 @@ public struct ServerConfiguration: Sendable {
         requestHeaderTimeout: Duration = .seconds(10),
         connectionMemoryLimit: Int = 4 * 1024,
         maxHeaderSize: Int = 4 * 1024,
+        maxHeaderFields: Int = 100,
         maxRequestBodySize: Int = 1024 * 1024,
         requestBodyTimeout: Duration = .seconds(10),
         minimumRequestBodyRate: Int = 1024,
@@ -99,6 +104,7 @@ public struct ServerConfiguration: Sendable {
         self.requestHeaderTimeout = requestHeaderTimeout
         self.connectionMemoryLimit = connectionMemoryLimit
         self.maxHeaderSize = maxHeaderSize
+        self.maxHeaderFields = maxHeaderFields
         self.maxRequestBodySize = maxRequestBodySize
         self.requestBodyTimeout = requestBodyTimeout
         self.minimumRequestBodyRate = minimumRequestBodyRate

@@ -66,7 +66,11 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "origin"))
     var corsOrigins: [String] = []
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate (needs --tls-key).", valueName: "path"))
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp(
+            "Serve HTTPS (TLS 1.2 and 1.3, AEAD ciphers with forward secrecy, HSTS) with this PEM certificate (needs --tls-key).",
+            valueName: "path"))
     var tlsCertificate: String?
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "path"))

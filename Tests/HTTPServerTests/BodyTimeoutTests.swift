@@ -62,17 +62,18 @@ extension HTTPServerTests {
             try await withServer(Self.echo(), configuration: Self.configuration) { _, port in
                 let response = try await blocking {
                     let client = try RawClient(port: port, timeout: 60)
-                    // 48 KiB in 12 pieces over about 1.2 s, past the first
-                    // second: allowed by the 4 KiB/s rate earned.
-                    try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 49152\r\n\r\n")
+                    // 96 KiB in 12 pieces over about 1.2 s, past the first
+                    // second: each piece earns two more seconds at 4 KiB/s,
+                    // far more than the pause after it.
+                    try client.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 98304\r\n\r\n")
                     for _ in 0..<12 {
-                        try client.send(String(repeating: "c", count: 4096))
+                        try client.send(String(repeating: "c", count: 8192))
                         Thread.sleep(forTimeInterval: 0.1)
                     }
                     return try client.readResponse()
                 }
                 #expect(response.head.status == 200)
-                #expect(response.text == "49152\n")
+                #expect(response.text == "98304\n")
             }
         }
     }

@@ -34,6 +34,12 @@ extension Exchange {
     /// closing with its bytes unread makes the kernel reset the connection:
     /// the client may see a broken pipe instead of the 413. Such a body is
     /// read and dropped, and the 413 follows it.
+    ///
+    /// Before any body is read, the responder judges the head
+    /// (`Responder.admitsBody`, where the API key is checked): a head it
+    /// refuses is answered by the responder at once, its body left unread.
+    /// A declared body that the `BodyBudget` cannot hold is refused (503) at
+    /// once too: better a client that may see a reset than memory taken.
     private func firstCall(method: String, version: String) -> MHD_Result {
         state.withLock { state in
             state.stage = .body
@@ -59,6 +65,11 @@ extension Exchange {
             return queue(core.errorResponse(error, request: headOnly()))
         }
         let headers = Self.headers(of: control.connection.pointer)
+        if headers.count > configuration.maxHeaderFields {
+            let error = HTTPError(
+                .requestHeaderFieldsTooLarge, "the request has more than \(configuration.maxHeaderFields) header fields")
+            return queue(core.errorResponse(error, request: headOnly()))
+        }
         if let violation = MessageFraming.violation(in: headers, version: version) {
             let head = Request(method: Method(method), target: target, headers: headers, version: version)
             return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: head)))
@@ -84,10 +95,9 @@ extension Exchange {
                     return queue(core.errorResponse(bodyTooLarge(), request: headOnly()))
                 }
                 state.withLock { $0.discarded = 0 }
+            } else if let full = core.bodies.reserve(length, for: Self.budgetKey(remote)) {
+                return queue(closing(core.errorResponse(bodyBudgetExhausted(full), request: head)))
             } else {
-                if let full = core.bodies.reserve(length, for: Self.budgetKey(remote)) {
-                    return queue(closing(core.errorResponse(bodyBudgetExhausted(full), request: head)))
-                }
                 state.withLock { state in
                     state.reserved = length
                     state.body.reserveCapacity(length)
