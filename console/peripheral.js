@@ -159,7 +159,7 @@ async function loadAdvertisements() {
         advertisement.type,
         advertisement.local_name ? `“${advertisement.local_name}”` : null,
         advertisement.service_uuids.length ? `services ${advertisement.service_uuids.map(shortUUID).join(", ")}` : null,
-        ...Object.entries(advertisement.manufacturer_data).map(([company, value]) => `manufacturer ${company}: ${value}`),
+        ...Object.entries(advertisement.manufacturer_data).map(([company, value]) => `manufacturer 0x${Number(company).toString(16).padStart(4, "0")}: ${value}`),
         ...Object.entries(advertisement.service_data).map(([uuid, value]) => `service data ${shortUUID(uuid)}: ${value}`),
         `${advertisement.data_length} bytes`,
         advertisement.registered ? "on air" : "not registered",

@@ -127,9 +127,12 @@ export function logEvent(type, data, id) {
 }
 
 function matches(entry) {
+  // By default the log leaves out advertisement updates, which would
+  // drown everything else while a scan runs.
   const type = $("log-type").value;
   const device = $("log-device").value.trim().toUpperCase().replace(/-/g, ":");
-  return (!type || entry.type === type) && (!device || entry.address.includes(device));
+  const typeMatches = type === "" ? entry.type !== "device-updated" : type === "all" || entry.type === type;
+  return typeMatches && (!device || entry.address.includes(device));
 }
 
 function item(entry) {
@@ -158,6 +161,7 @@ export function clearLog() {
 
 export function setup(onReplay) {
   replay = onReplay;
+  $("log-type").append(element("option", { value: "all", textContent: "every type" }));
   for (const type of eventTypes) $("log-type").append(element("option", { value: type, textContent: type }));
   $("log-type").addEventListener("change", renderLog);
   $("log-device").addEventListener("input", renderLog);

@@ -50,6 +50,9 @@ done
   echo ""
   echo "    /// The paths of the files (open without an API key)."
   echo "    static let paths = Set(all.map(\\.path))"
+  echo ""
+  echo "    /// Where the modules that console.js imports are served."
+  echo "    static let modulePrefix = \"/console/\""
   for asset in "${assets[@]}"; do
     read -r path type file name <<<"$asset"
     echo ""

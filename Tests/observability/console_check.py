@@ -304,7 +304,7 @@ class Check:
         self.expect(types == {"device-connected"}, f"type filter: {types}")
         self.type("#log-device", PLUG)
         self.until("one device's events", lambda: len(self.all("#events li")) == 1)
-        Select(self.find("#log-type")).select_by_value("")
+        Select(self.find("#log-type")).select_by_value("all")
         self.find("#log-device").clear()
         self.find("#log-device").send_keys(" ")
         self.type("#log-from", "0")
@@ -426,7 +426,10 @@ def main() -> None:
         check.unattended()
         check.operations()
         check.keyboard()
-        check.narrow()
+        # MiniBrowser keeps its window wider than 400 px: the narrow
+        # layout is checked in Chromium.
+        if arguments.browser == "chromium":
+            check.narrow()
         errors = check.errors()
         check.seen["browser_errors"] = errors
         print(json.dumps(check.seen))

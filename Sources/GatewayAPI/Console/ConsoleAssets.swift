@@ -34,6 +34,9 @@ enum ConsoleAssets {
     /// The paths of the files (open without an API key).
     static let paths = Set(all.map(\.path))
 
+    /// Where the modules that console.js imports are served.
+    static let modulePrefix = "/console/"
+
     static let indexHTML = ##"""
 <!doctype html>
 <html lang="en">
@@ -213,7 +216,7 @@ enum ConsoleAssets {
     </table>
     <h3 id="log-heading">Event log</h3>
     <form id="log-filters" class="controls" autocomplete="off">
-      <label class="field" for="log-type"><span>Type</span><select id="log-type"><option value="">all types</option></select></label>
+      <label class="field" for="log-type"><span>Type</span><select id="log-type"><option value="">all but device-updated</option></select></label>
       <label class="field" for="log-device"><span>Device</span><input id="log-device" placeholder="address" spellcheck="false"></label>
       <label class="field" for="log-from"><span>Replay after event id</span><input id="log-from" type="number" min="0" value="0"></label>
       <button type="submit">Replay from the store</button>
@@ -261,6 +264,7 @@ enum ConsoleAssets {
     static let stylesheet = ##"""
 :root { --fg: #1b1f24; --muted: #57606a; --line: #d0d7de; --accent: #0a5fc2; --bad: #b3261e; --good: #1a7f37; --warn: #9a6700; --bg: #fff; --panel: #f6f8fa; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
 .skip { position: absolute; left: -999px; }
 .skip:focus { left: .5rem; top: .5rem; z-index: 2; background: #fff; padding: .3rem .6rem; }
@@ -312,7 +316,7 @@ li.raw { color: var(--muted); }
 .presence.lost { color: var(--bad); font-weight: 600; }
 tr.lost td { opacity: .6; }
 .unnamed { color: var(--muted); font-style: italic; }
-@media (min-width: 641px) { td.address { white-space: nowrap; } td.seen { min-width: 6.5rem; } }
+@media (min-width: 641px) { td.address { white-space: nowrap; } td.seen { min-width: 6.5rem; } td.seen time { white-space: nowrap; } }
 svg.spark { vertical-align: middle; margin-left: .4rem; }
 svg.spark polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 #gatt details { margin: .3rem 0; border: 1px solid var(--line); border-radius: 6px; padding: .2rem .6rem; background: var(--panel); }
@@ -337,7 +341,7 @@ fieldset { border: 1px solid var(--line); border-radius: 4px; margin: .4rem 0; p
 .flag-boxes { display: flex; flex-wrap: wrap; gap: .1rem .5rem; }
 article.application { margin: .4rem 0; }
 li.request { border-left: 4px solid #f5a623; padding: .2rem .6rem; margin: .3rem 0; background: #fff8e6; }
-.log { margin: 0; padding: 0 0 0 1.2rem; max-height: 26rem; overflow: auto; font-size: 12.5px; }
+.log { margin: 0; padding: 0; list-style: none; max-height: 26rem; overflow: auto; font-size: 12.5px; }
 .log li { padding: .12rem 0; border-bottom: 1px dotted var(--line); overflow-wrap: anywhere; }
 .log .type { color: var(--accent); font-weight: 600; }
 .log .id { color: var(--muted); }
@@ -1774,7 +1778,7 @@ async function loadAdvertisements() {
         advertisement.type,
         advertisement.local_name ? `“${advertisement.local_name}”` : null,
         advertisement.service_uuids.length ? `services ${advertisement.service_uuids.map(shortUUID).join(", ")}` : null,
-        ...Object.entries(advertisement.manufacturer_data).map(([company, value]) => `manufacturer ${company}: ${value}`),
+        ...Object.entries(advertisement.manufacturer_data).map(([company, value]) => `manufacturer 0x${Number(company).toString(16).padStart(4, "0")}: ${value}`),
         ...Object.entries(advertisement.service_data).map(([uuid, value]) => `service data ${shortUUID(uuid)}: ${value}`),
         `${advertisement.data_length} bytes`,
         advertisement.registered ? "on air" : "not registered",
@@ -2186,9 +2190,12 @@ export function logEvent(type, data, id) {
 }
 
 function matches(entry) {
+  // By default the log leaves out advertisement updates, which would
+  // drown everything else while a scan runs.
   const type = $("log-type").value;
   const device = $("log-device").value.trim().toUpperCase().replace(/-/g, ":");
-  return (!type || entry.type === type) && (!device || entry.address.includes(device));
+  const typeMatches = type === "" ? entry.type !== "device-updated" : type === "all" || entry.type === type;
+  return typeMatches && (!device || entry.address.includes(device));
 }
 
 function item(entry) {
@@ -2217,6 +2224,7 @@ export function clearLog() {
 
 export function setup(onReplay) {
   replay = onReplay;
+  $("log-type").append(element("option", { value: "all", textContent: "every type" }));
   for (const type of eventTypes) $("log-type").append(element("option", { value: type, textContent: type }));
   $("log-type").addEventListener("change", renderLog);
   $("log-device").addEventListener("input", renderLog);
