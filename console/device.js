@@ -5,7 +5,7 @@
 import { api, device as devicePath, openStream } from "./api.js";
 import { defaultFormat, describeDecoded, formats, parseValue, rawData } from "./decode.js";
 import * as devices from "./devices.js";
-import { $, attempt, button, drawPlot, element, note, report, shortUUID } from "./ui.js";
+import { $, attempt, button, drawPlot, element, labelCells, note, report, shortUUID } from "./ui.js";
 
 let address = null;
 let current = null; // the device as the API last gave it
@@ -77,7 +77,8 @@ export async function refresh() {
   $("device-advertised").replaceChildren(
     ...(advertised.length ? [element("ul", { className: "plain" }, advertised.map((line) => element("li", { textContent: line })))] : []),
   );
-  const kept = await api("GET", path("/keep")).catch(() => null);
+  const keptDevices = await api("GET", "/v1/kept-connections").catch(() => []);
+  const kept = keptDevices.find((item) => item.address === device.address) || null;
   setButtons(device, kept);
   if (device.connected && device.services_resolved) {
     if (!wasResolved || !$("gatt").children.length) await loadServices();
@@ -242,6 +243,7 @@ function addRecent(hex, text) {
   const body = $("recent-values").tBodies[0];
   body.prepend(row);
   while (body.children.length > 20) body.lastElementChild.remove();
+  labelCells($("recent-values"));
   return parsed;
 }
 

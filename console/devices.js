@@ -9,7 +9,7 @@ const settingsKey = "blegateway.deviceList";
 const scanningKey = "blegateway.scanning";
 const entries = new Map();
 const settings = Object.assign(
-  { key: "seen", descending: true, text: "", service: "", connectable: false },
+  { key: "name", descending: false, text: "", service: "", connectable: false },
   JSON.parse(localStorage.getItem(settingsKey) || "{}"),
 );
 let scan = null;

@@ -3,7 +3,7 @@
 // every 5 s while the view is open.
 
 import { api, apiText } from "./api.js";
-import { $, attempt, button, element } from "./ui.js";
+import { $, attempt, button, element, labelCells } from "./ui.js";
 
 let timer = null;
 let previous = null; // { time, notifications }
@@ -78,6 +78,7 @@ function renderAdapters(adapters) {
       ]),
     ),
   );
+  labelCells($("adapters"));
 }
 
 function renderMetrics(samples) {

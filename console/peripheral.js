@@ -3,7 +3,7 @@
 // requests, and update values (which notifies subscribed centrals).
 
 import { api, openStream } from "./api.js";
-import { $, attempt, button, element, field, note, report, shortUUID } from "./ui.js";
+import { $, attempt, button, element, field, labelCells, note, report, shortUUID } from "./ui.js";
 
 const flagChoices = ["read", "write", "write-without-response", "notify", "indicate"];
 const attErrors = [
@@ -242,6 +242,7 @@ function renderCentrals() {
       ]),
     ),
   );
+  labelCells($("centrals"));
 }
 
 /// Follows what centrals do, once there is something to follow.

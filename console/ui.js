@@ -37,12 +37,14 @@ export function report(node, error, action) {
   }
   node.hidden = false;
   node.className = "problem";
+  node.setAttribute("role", "alert");
   node.textContent = typeof error.sentence === "function" ? error.sentence(action) : `${action} failed: ${error.message}.`;
 }
 
 export function note(node, text) {
   node.hidden = !text;
   node.className = "note";
+  node.setAttribute("role", "status");
   node.textContent = text;
 }
 
@@ -156,4 +158,15 @@ export function sortable(table, state, onChange) {
       header.setAttribute("aria-sort", active ? (state.descending ? "descending" : "ascending") : "none");
     }
   };
+}
+
+/// Gives each cell of `table`'s body its column's name (`data-label`),
+/// which narrow screens show before the value when rows become cards.
+export function labelCells(table) {
+  const names = [...table.tHead.rows[0].cells].map((cell) => (cell.querySelector(".visually-hidden") ? "" : cell.textContent.trim()));
+  for (const row of table.tBodies[0].rows) {
+    [...row.cells].forEach((cell, index) => {
+      if (cell.dataset.label === undefined && cell.colSpan === 1) cell.dataset.label = names[index] || "";
+    });
+  }
 }

@@ -2,7 +2,7 @@
 // log (filtered by type and device, replayed from the gateway's store).
 
 import { api } from "./api.js";
-import { $, attempt, button, element, shortUUID } from "./ui.js";
+import { $, attempt, button, element, labelCells, shortUUID } from "./ui.js";
 
 const eventTypes = [
   "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost", "device-connected",
@@ -37,6 +37,7 @@ async function loadKept() {
     ),
   );
   if (!kept.length) $("kept").tBodies[0].append(emptyRow(5, "No kept device: Keep connected on a device's page."));
+  labelCells($("kept"));
 }
 
 async function loadSubscriptions() {
@@ -60,6 +61,7 @@ async function loadSubscriptions() {
     ),
   );
   if (!subscriptions.length) $("subscriptions").tBodies[0].append(emptyRow(6, "No standing subscription."));
+  labelCells($("subscriptions"));
 }
 
 const emptyRow = (columns, text) => element("tr", {}, [element("td", { colSpan: columns, className: "note", textContent: text })]);

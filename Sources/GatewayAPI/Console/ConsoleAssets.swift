@@ -316,7 +316,11 @@ li.raw { color: var(--muted); }
 .presence.lost { color: var(--bad); font-weight: 600; }
 tr.lost td { opacity: .6; }
 .unnamed { color: var(--muted); font-style: italic; }
-@media (min-width: 641px) { td.address { white-space: nowrap; } td.seen { min-width: 6.5rem; } td.seen time { white-space: nowrap; } }
+@media (min-width: 641px) {
+  td.address, td.seen time { white-space: nowrap; }
+  td.seen { min-width: 6.5rem; }
+  #device-table td.data { width: 45%; }
+}
 svg.spark { vertical-align: middle; margin-left: .4rem; }
 svg.spark polyline { fill: none; stroke: var(--accent); stroke-width: 1.5; }
 #gatt details { margin: .3rem 0; border: 1px solid var(--line); border-radius: 6px; padding: .2rem .6rem; background: var(--panel); }
@@ -368,8 +372,10 @@ a { color: var(--accent); }
   thead tr { display: flex; flex-wrap: wrap; gap: .2rem .8rem; }
   thead th { border: none; padding: .1rem 0; }
   thead th:not([data-sort]) { display: none; }
+  table:not(#device-table) thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   tr { border: 1px solid var(--line); border-radius: 6px; margin: .4rem 0; padding: .2rem .4rem; }
   td { border: none; padding: .1rem 0; }
+  td:empty { display: none; }
   td[data-label]:not([data-label=""])::before { content: attr(data-label) ": "; color: var(--muted); font-size: 12px; }
   td.actions { text-align: right; }
   dl.health, dl.metrics { grid-template-columns: 1fr; }
@@ -821,7 +827,7 @@ export function parseValue(format, hex) {
 import { api, device as devicePath, openStream } from "./api.js";
 import { defaultFormat, describeDecoded, formats, parseValue, rawData } from "./decode.js";
 import * as devices from "./devices.js";
-import { $, attempt, button, drawPlot, element, note, report, shortUUID } from "./ui.js";
+import { $, attempt, button, drawPlot, element, labelCells, note, report, shortUUID } from "./ui.js";
 
 let address = null;
 let current = null; // the device as the API last gave it
@@ -893,7 +899,8 @@ export async function refresh() {
   $("device-advertised").replaceChildren(
     ...(advertised.length ? [element("ul", { className: "plain" }, advertised.map((line) => element("li", { textContent: line })))] : []),
   );
-  const kept = await api("GET", path("/keep")).catch(() => null);
+  const keptDevices = await api("GET", "/v1/kept-connections").catch(() => []);
+  const kept = keptDevices.find((item) => item.address === device.address) || null;
   setButtons(device, kept);
   if (device.connected && device.services_resolved) {
     if (!wasResolved || !$("gatt").children.length) await loadServices();
@@ -1058,6 +1065,7 @@ function addRecent(hex, text) {
   const body = $("recent-values").tBodies[0];
   body.prepend(row);
   while (body.children.length > 20) body.lastElementChild.remove();
+  labelCells($("recent-values"));
   return parsed;
 }
 
@@ -1159,7 +1167,7 @@ const settingsKey = "blegateway.deviceList";
 const scanningKey = "blegateway.scanning";
 const entries = new Map();
 const settings = Object.assign(
-  { key: "seen", descending: true, text: "", service: "", connectable: false },
+  { key: "name", descending: false, text: "", service: "", connectable: false },
   JSON.parse(localStorage.getItem(settingsKey) || "{}"),
 );
 let scan = null;
@@ -1388,7 +1396,7 @@ export function setup(open) {
 // every 5 s while the view is open.
 
 import { api, apiText } from "./api.js";
-import { $, attempt, button, element } from "./ui.js";
+import { $, attempt, button, element, labelCells } from "./ui.js";
 
 let timer = null;
 let previous = null; // { time, notifications }
@@ -1463,6 +1471,7 @@ function renderAdapters(adapters) {
       ]),
     ),
   );
+  labelCells($("adapters"));
 }
 
 function renderMetrics(samples) {
@@ -1622,7 +1631,7 @@ export function setup() {
 // requests, and update values (which notifies subscribed centrals).
 
 import { api, openStream } from "./api.js";
-import { $, attempt, button, element, field, note, report, shortUUID } from "./ui.js";
+import { $, attempt, button, element, field, labelCells, note, report, shortUUID } from "./ui.js";
 
 const flagChoices = ["read", "write", "write-without-response", "notify", "indicate"];
 const attErrors = [
@@ -1861,6 +1870,7 @@ function renderCentrals() {
       ]),
     ),
   );
+  labelCells($("centrals"));
 }
 
 /// Follows what centrals do, once there is something to follow.
@@ -1937,12 +1947,14 @@ export function report(node, error, action) {
   }
   node.hidden = false;
   node.className = "problem";
+  node.setAttribute("role", "alert");
   node.textContent = typeof error.sentence === "function" ? error.sentence(action) : `${action} failed: ${error.message}.`;
 }
 
 export function note(node, text) {
   node.hidden = !text;
   node.className = "note";
+  node.setAttribute("role", "status");
   node.textContent = text;
 }
 
@@ -2058,6 +2070,17 @@ export function sortable(table, state, onChange) {
   };
 }
 
+/// Gives each cell of `table`'s body its column's name (`data-label`),
+/// which narrow screens show before the value when rows become cards.
+export function labelCells(table) {
+  const names = [...table.tHead.rows[0].cells].map((cell) => (cell.querySelector(".visually-hidden") ? "" : cell.textContent.trim()));
+  for (const row of table.tBodies[0].rows) {
+    [...row.cells].forEach((cell, index) => {
+      if (cell.dataset.label === undefined && cell.colSpan === 1) cell.dataset.label = names[index] || "";
+    });
+  }
+}
+
 """##
 
     static let unattendedModule = ##"""
@@ -2065,7 +2088,7 @@ export function sortable(table, state, onChange) {
 // log (filtered by type and device, replayed from the gateway's store).
 
 import { api } from "./api.js";
-import { $, attempt, button, element, shortUUID } from "./ui.js";
+import { $, attempt, button, element, labelCells, shortUUID } from "./ui.js";
 
 const eventTypes = [
   "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost", "device-connected",
@@ -2100,6 +2123,7 @@ async function loadKept() {
     ),
   );
   if (!kept.length) $("kept").tBodies[0].append(emptyRow(5, "No kept device: Keep connected on a device's page."));
+  labelCells($("kept"));
 }
 
 async function loadSubscriptions() {
@@ -2123,6 +2147,7 @@ async function loadSubscriptions() {
     ),
   );
   if (!subscriptions.length) $("subscriptions").tBodies[0].append(emptyRow(6, "No standing subscription."));
+  labelCells($("subscriptions"));
 }
 
 const emptyRow = (columns, text) => element("tr", {}, [element("td", { colSpan: columns, className: "note", textContent: text })]);
