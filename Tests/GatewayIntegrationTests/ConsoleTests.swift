@@ -6,20 +6,21 @@ import Testing
 
 /// The web console driven through every view in two browser engines
 /// (Tests/observability/console_check.py): headless Chromium, and WebKitGTK
-/// under Xvfb. The gateway serves the default scenario plus a hostile
-/// device; the simulator's control interface, exported on the test's bus,
-/// plays the remote central of the peripheral role; the gateway's agent
-/// has a keyboard, so the smart plug's protected value asks for a passkey.
+/// under Xvfb. The gateway serves the default scenario plus a lock that
+/// pairs by numeric comparison and a hostile device; the simulator's
+/// control interface, exported on the test's bus, plays the remote central
+/// of the peripheral role; the gateway's agent has a keyboard and a
+/// display, so the smart plug's protected value asks for a passkey.
 @Suite(.serialized) struct ConsoleTests {
     static let observability = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("observability").path
 
     @Test(.timeLimit(.minutes(6)), arguments: ["chromium", "webkit"])
     func everyViewWorksInTheBrowser(_ browser: String) async throws {
-        let hostile = try String(contentsOfFile: Self.observability + "/hostile-device.yaml", encoding: .utf8)
+        let devices = try String(contentsOfFile: Self.observability + "/console-devices.yaml", encoding: .utf8)
         let key = "console-key-\(UInt64.random(in: 0...UInt64.max))"
         let gateway = try await GatewayUnderTest.start(
-            scenario: Scenario.defaultYAML + hostile, arguments: ["--api-key", key, "--agent-capability", "KeyboardDisplay"])
+            scenario: Scenario.defaultYAML + devices, arguments: ["--api-key", key, "--agent-capability", "KeyboardDisplay"])
         let control = try await gateway.bus.connect()
         try await SimulatorControl.export(gateway.simulator, on: control)
         let screenshots = NSTemporaryDirectory() + "console-\(browser)-\(UInt64.random(in: 0...UInt64.max))"

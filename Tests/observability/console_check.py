@@ -26,6 +26,7 @@ from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service as ChromeService
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -33,14 +34,16 @@ from selenium.webdriver.support.ui import Select, WebDriverWait
 STRAP = "C4:7C:8D:6A:3E:01"
 PLUG = "D0:73:D5:22:41:9C"
 HOSTILE = "66:55:44:33:22:11"
+LOCK = "11:AA:22:BB:33:CC"
 HOSTILE_NAME = "<img src=x id=pwned-name><script>document.title='pwned'</script>"
 HOSTILE_DESCRIPTION = "<i id=pwned-description>Evil</i>"
 HOSTILE_VALUE = "<b id=pwned-value>value</b>"
 # Generous: the machine running the tests may be loaded.
 TIMEOUT = 90
 # Statuses the steps below provoke on purpose (the key missing at first,
-# a control point refusing a value); browsers log each failed response.
-EXPECTED_STATUSES = ("401", "502")
+# a control point refusing a value, a device page after its device was
+# unpaired or forgotten); browsers log each failed response.
+EXPECTED_STATUSES = ("401", "404", "502")
 
 
 class Check:
@@ -243,6 +246,17 @@ class Check:
         self.until("the protected value", lambda: self.text("#read-output").startswith("0000"))
         self.until("paired", lambda: "· paired" in self.text("#device-facts"))
 
+        self.step = "pairing by numeric comparison, then unpairing"
+        self.view(f"device/{LOCK}")
+        self.click("#device-pair")
+        self.until("the confirmation dialog", lambda: self.find("#pairing").is_displayed())
+        self.expect(self.find("#pairing").get_attribute("data-kind") == "confirmation", self.text("#pairing-text"))
+        self.expect("654321" in self.text("#pairing-text"), self.text("#pairing-text"))
+        self.click("#pairing-accept")
+        self.until("the lock paired", lambda: "· paired" in self.text("#device-facts"))
+        self.click("#device-unpair")
+        self.until("the bond gone", lambda: "not paired" in self.text("#device-facts") or "does not list" in self.text("#device-facts"))
+
     def hostile_values(self) -> None:
         self.step = "the hostile device's GATT"
         self.view(f"device/{HOSTILE}")
@@ -255,6 +269,14 @@ class Check:
         self.until("the hostile value as text", lambda: self.text("#read-output").startswith(HOSTILE_VALUE))
         self.expect(not self.all("#pwned-description, #pwned-value, #pwned-name") and self.driver.title != "pwned", "radio text was read as HTML")
         Select(self.find("#read-encoding")).select_by_value("hex")
+
+        self.step = "forgetting a device"
+        self.click("#device-forget")
+        # Still advertising, it may be heard again at once: then it is
+        # listed again, not connected.
+        self.until("forgotten", lambda: "does not list" in self.text("#device-facts") or "not connected" in self.text("#device-facts"))
+        self.view("devices")
+        self.until("no longer connected in the list", lambda: "connected" not in self.text(f'#device-table tbody tr[data-address="{HOSTILE}"] td.name'))
 
     def peripheral(self, central: Central) -> None:
         self.step = "publishing a service"
@@ -341,6 +363,12 @@ class Check:
 
     def keyboard(self) -> None:
         self.step = "keyboard and labels"
+        link = self.find('nav a[data-view="operations"]')
+        self.driver.execute_script("location.hash = '#devices'; arguments[0].focus();", link)
+        link.send_keys(Keys.ENTER)
+        self.until("the view chosen from the keyboard", lambda: self.find("#operations").is_displayed())
+        focused = self.driver.execute_script("return document.activeElement.id")
+        self.expect(focused == "operations-heading", f"focus after changing views: {focused!r}")
         unlabelled = self.driver.execute_script("""
             return [...document.querySelectorAll('input, select, textarea, button')]
               .filter(e => e.offsetParent !== null && e.type !== 'hidden')
