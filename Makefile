@@ -17,10 +17,12 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libm
 # mosquitto-clients (a real broker, mosquitto_sub and mosquitto_pub), chromium
 # and chromium-driver, webkit2gtk-driver and xvfb (the web console's test
 # drives headless Chromium and WebKitGTK's MiniBrowser under Xvfb), sqlite3
-# (tests read the state store as a second program would), and python3-venv
-# for the Python tools below.
+# (tests read the state store as a second program would), prometheus
+# (promtool lints /metrics; a private prometheus on a loopback port scrapes
+# the gateway for the Grafana dashboard's test), testssl.sh (audits the
+# gateway's HTTPS), and python3-venv for the Python tools below.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver webkit2gtk-driver xvfb sqlite3 python3-venv
+	chromium chromium-driver webkit2gtk-driver xvfb sqlite3 prometheus testssl.sh python3-venv
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a

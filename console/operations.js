@@ -22,19 +22,15 @@ export function parseMetrics(text) {
   return samples;
 }
 
-const sum = (samples, test) => samples.filter(test).reduce((total, sample) => total + sample.value, 0);
-const has = (samples, test) => samples.some(test);
+const sum = (samples, name) => samples.filter((sample) => sample.name === name).reduce((total, sample) => total + sample.value, 0);
+const has = (samples, name) => samples.some((sample) => sample.name === name);
 
 function figures(samples) {
-  const name = (pattern) => (sample) => pattern.test(sample.name);
-  const notificationCounter = has(samples, name(/notifications_total$/))
-    ? name(/notifications_total$/)
-    : (sample) => /events_total$/.test(sample.name) && sample.labels.type === "characteristic-value";
   return {
-    connected: sum(samples, name(/^blegateway_devices_connected$/)),
-    notifications: sum(samples, notificationCounter),
-    streams: sum(samples, name(/open_streams$/)),
-    dbusErrors: sum(samples, name(/dbus_call_errors_total$/)),
+    connected: sum(samples, "blegateway_devices_connected"),
+    notifications: sum(samples, "blegateway_characteristic_values_total"),
+    streams: sum(samples, "blegateway_open_streams"),
+    dbusErrors: sum(samples, "blegateway_dbus_call_errors_total"),
   };
 }
 
@@ -42,22 +38,41 @@ function entry(list, term, description, state) {
   list.append(element("dt", { textContent: term }), element("dd", { className: state || "", textContent: description }));
 }
 
+const megabytes = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+
+// The state store and the MQTT bridge, from their metrics (a gateway
+// without them exports none).
+function storeHealth(samples) {
+  if (!has(samples, "blegateway_store_events")) return ["none (--no-state): kept devices and subscriptions end with the process", "muted"];
+  const lost = sum(samples, "blegateway_store_lost_events_total");
+  const text = `${sum(samples, "blegateway_store_events")} events stored, ${megabytes(sum(samples, "blegateway_store_size_bytes"))}, ` +
+    `${sum(samples, "blegateway_store_lag_events")} waiting to be written${lost ? `, ${lost} lost` : ""}`;
+  return [text, lost ? "warn" : "good"];
+}
+
+function mqttHealth(samples) {
+  if (!has(samples, "blegateway_mqtt_connected")) return ["not used (--mqtt)", "muted"];
+  const connected = sum(samples, "blegateway_mqtt_connected") > 0;
+  const queued = sum(samples, "blegateway_mqtt_queued_messages");
+  const dropped = sum(samples, "blegateway_mqtt_dropped_messages_total");
+  return [`${connected ? "connected" : "not connected"}, ${queued} queued, ${dropped} dropped`, connected ? "good" : "bad"];
+}
+
 function renderHealth(health, samples) {
   const list = $("health");
   list.replaceChildren();
   const bluetoothd = { "bluetoothd-unavailable": ["not running", "bad"], "bus-unavailable": ["unknown (no bus)", "bad"] }[health.state] || ["running", "good"];
-  entry(list, "Overall", `${health.status}: ${health.detail}`, health.status === "ok" ? "good" : health.status === "degraded" ? "warn" : "bad");
+  const overall = health.status === "ok" ? "good" : health.status === "degraded" ? "warn" : "bad";
+  entry(list, "Overall", `${health.status}: ${health.detail}`, overall);
   entry(list, "bluetoothd", bluetoothd[0], bluetoothd[1]);
-  entry(list, "D-Bus", health.state === "bus-unavailable" ? "connection lost, reconnecting" : "connected", health.state === "bus-unavailable" ? "bad" : "good");
-  entry(list, "Adapters", health.adapters.map((adapter) => `${adapter.id} ${adapter.state}`).join(", ") || "none", health.adapters.some((a) => a.state === "powered-on") ? "good" : "bad");
-  // The store, the MQTT bridge and the fleet report through metrics when
-  // the gateway exports them.
-  const about = (pattern) => samples.filter((sample) => pattern.test(sample.name));
-  const describe = (found) => found.map((sample) => `${sample.name.replace(/^blegateway_/, "")}${Object.keys(sample.labels).length ? `{${Object.entries(sample.labels).map(([k, v]) => `${k}=${v}`).join(",")}}` : ""} ${sample.value}`).join(", ");
-  for (const [term, pattern] of [["State store", /store/], ["MQTT broker", /mqtt/], ["Fleet peers", /fleet|peer/]]) {
-    const found = about(pattern);
-    entry(list, term, found.length ? describe(found) : "not reported by this gateway", found.length ? "" : "muted");
-  }
+  const bus = health.state === "bus-unavailable";
+  entry(list, "D-Bus", bus ? "connection lost, reconnecting" : "connected", bus ? "bad" : "good");
+  const adapters = health.adapters.map((adapter) => `${adapter.id} ${adapter.state}`).join(", ") || "none";
+  entry(list, "Adapters", adapters, health.adapters.some((adapter) => adapter.state === "powered-on") ? "good" : "bad");
+  entry(list, "State store", ...storeHealth(samples));
+  entry(list, "MQTT broker", ...mqttHealth(samples));
+  // The fleet (gateways sharing an MQTT broker) is not in the HTTP API.
+  entry(list, "Fleet peers", has(samples, "blegateway_mqtt_connected") ? "not reported over HTTP (see the broker's blegateway/+/status)" : "no fleet without MQTT", "muted");
 }
 
 function renderAdapters(adapters) {

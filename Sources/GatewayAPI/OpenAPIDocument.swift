@@ -141,19 +141,14 @@ paths:
       summary: Metrics in the Prometheus text format
       description: |
         Counters, gauges and histograms for a Prometheus scraper (which sends
-        the API key as a bearer token when the gateway has one):
-        `http_requests_total{method,route,status}` and
-        `http_request_duration_seconds{method,route}` (`route` is the route
-        pattern, `unmatched` for none); `dbus_call_duration_seconds{method}`,
-        `dbus_call_errors_total{method,error}` and
-        `dbus_reconnect_attempts_total`; `blegateway_devices_connected`,
-        `blegateway_devices_connected_by_gateway`, `blegateway_scan_sessions`,
-        `blegateway_subscriptions`, `blegateway_subscribers`,
-        `blegateway_open_streams{kind}` (`scan`, `notifications`, `events`),
-        `blegateway_streams_dropped_total{kind}` (clients too slow) and
-        `blegateway_events_total{type}`; `process_resident_memory_bytes`,
-        `process_virtual_memory_bytes`, `process_open_fds`, `process_max_fds`
-        and `process_start_time_seconds`.
+        the API key as a bearer token when the gateway has one), each with
+        HELP and TYPE lines, named under `blegateway_` (and the standard
+        `process_*`): HTTP requests and their time, D-Bus calls, errors and
+        reconnects, the bus, bluetoothd and adapter state, connected
+        devices, scans, subscriptions, characteristic values per device,
+        streams, events, pairings, the keeper, the MQTT bridge and the state
+        store, and the process's CPU, memory and descriptors. The README's
+        Metrics section lists every name.
       responses:
         "200":
           description: Every metric, in the text exposition format 0.0.4.

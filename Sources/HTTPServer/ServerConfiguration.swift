@@ -37,6 +37,20 @@ public struct ServerConfiguration: Sendable {
     /// so the client is not reset in the middle of sending it. An upload
     /// still going at twice this has its connection closed.
     public var maxRequestBodySize: Int
+    /// How long a client has to send a request body, from the end of its
+    /// head, plus one second for every `minimumRequestBodyRate` bytes it
+    /// has sent so far: past that, a body trickled in (however steadily)
+    /// has its connection closed. Zero for no limit.
+    public var requestBodyTimeout: Duration
+    /// The slowest average rate, in bytes per second, at which a body may
+    /// arrive once `requestBodyTimeout` has passed (see there).
+    public var minimumRequestBodyRate: Int
+    /// The most memory all request bodies being received (and their
+    /// requests being handled) may hold at once; a body that would take
+    /// more is refused with a 503 before it is read. Zero for no limit.
+    public var requestBodyMemoryLimit: Int
+    /// The same, per client address.
+    public var requestBodyMemoryLimitPerClient: Int
     /// A connection with no traffic for this long is closed (whole seconds;
     /// zero for never), such as an upload that stalls or a client that
     /// stops reading a response. Suspended connections (handlers running,
@@ -48,8 +62,8 @@ public struct ServerConfiguration: Sendable {
     /// How long `stop()` waits for handlers and streams by default.
     public var shutdownGracePeriod: Duration
     /// Makes the responses for errors the server detects itself (400 for
-    /// ambiguous framing, 413, 414, 431, 503 when full or stopping, 500 when
-    /// a handler fails).
+    /// ambiguous framing, 413, 414, 431, 503 when full, stopping or out of
+    /// body memory, 500 when a handler fails).
     public var errorResponses: ErrorResponseFactory
     /// Serve HTTPS with this certificate and key; nil for plain HTTP.
     public var tls: TLSConfiguration?
@@ -67,6 +81,10 @@ public struct ServerConfiguration: Sendable {
         connectionMemoryLimit: Int = 4 * 1024,
         maxHeaderSize: Int = 4 * 1024,
         maxRequestBodySize: Int = 1024 * 1024,
+        requestBodyTimeout: Duration = .seconds(10),
+        minimumRequestBodyRate: Int = 1024,
+        requestBodyMemoryLimit: Int = 32 * 1024 * 1024,
+        requestBodyMemoryLimitPerClient: Int = 8 * 1024 * 1024,
         idleTimeout: Duration = .seconds(60),
         listenBacklog: Int = 1024,
         shutdownGracePeriod: Duration = .seconds(5),
@@ -82,6 +100,10 @@ public struct ServerConfiguration: Sendable {
         self.connectionMemoryLimit = connectionMemoryLimit
         self.maxHeaderSize = maxHeaderSize
         self.maxRequestBodySize = maxRequestBodySize
+        self.requestBodyTimeout = requestBodyTimeout
+        self.minimumRequestBodyRate = minimumRequestBodyRate
+        self.requestBodyMemoryLimit = requestBodyMemoryLimit
+        self.requestBodyMemoryLimitPerClient = requestBodyMemoryLimitPerClient
         self.idleTimeout = idleTimeout
         self.listenBacklog = listenBacklog
         self.shutdownGracePeriod = shutdownGracePeriod

@@ -342,6 +342,8 @@ class Check:
         self.step = "health and metrics"
         self.view("operations")
         self.until("bluetoothd running", lambda: "running" in self.text("#health"))
+        self.until("the state store", lambda: "events stored" in self.text("#health"))
+        self.expect("not used (--mqtt)" in self.text("#health"), self.text("#health"))
         self.until("the adapter", lambda: self.all('#adapters tr[data-adapter="hci0"]'))
         self.until("connected devices", lambda: int(self.find("#metrics").get_attribute("data-connected") or 0) >= 3)
         self.until("notifications per second", lambda: "measuring" not in self.text("#metrics"))

@@ -19,7 +19,8 @@ final class Daemon: @unchecked Sendable {
     let port: Int
     private let pointer: OpaquePointer
     private let logger: UnsafeMutablePointer<cmhd_logger>
-    /// PEM and password copies handed to MHD; freed after it stops.
+    /// PEM, password and priority-string copies handed to MHD; freed after
+    /// it stops.
     private let secrets: [UnsafeMutablePointer<CChar>]
     private let quiescedSocket = Mutex<Int32>(-1)
 
@@ -60,6 +61,10 @@ final class Daemon: @unchecked Sendable {
             if let password = tls.keyPassword, let copy = strdup(password) {
                 secrets.append(copy)
                 options.append(cmhd_option_pointer(MHD_OPTION.HTTPS_KEY_PASSWORD, copy))
+            }
+            if let priorities = strdup(TLSConfiguration.priorities) {
+                secrets.append(priorities)
+                options.append(cmhd_option_pointer(MHD_OPTION.HTTPS_PRIORITIES, priorities))
             }
         }
         let started: OpaquePointer? = withUnsafeMutablePointer(to: &address.storage) { storage in
