@@ -38,7 +38,13 @@ function say(text) {
 const views = ["devices", "device", "peripheral", "unattended", "operations"];
 
 function route() {
-  const [view, argument] = decodeURIComponent(location.hash.slice(1)).split("/");
+  let fragment = "";
+  try {
+    fragment = decodeURIComponent(location.hash.slice(1));
+  } catch {
+    // A malformed address: the default view.
+  }
+  const [view, argument] = fragment.split("/");
   return { view: views.includes(view) ? view : "devices", argument };
 }
 

@@ -51,6 +51,7 @@ export async function refresh() {
       $("device-heading").textContent = `Device ${address}`;
       $("device-facts").textContent = "BlueZ does not list this device now (forgotten, or not heard lately). Connect looks for it.";
       $("gatt").replaceChildren();
+      $("characteristic").hidden = true;
       setButtons({ connected: false, paired: false }, false);
       return;
     }
@@ -84,7 +85,8 @@ export async function refresh() {
     if (!wasResolved || !$("gatt").children.length) await loadServices();
   } else {
     $("gatt").replaceChildren(element("p", { className: "note", textContent: "Connect to see its services." }));
-    if (notifications) stopNotifications();
+    $("characteristic").hidden = true;
+    stopNotifications();
   }
 }
 

@@ -134,13 +134,20 @@ function fillRow(entry) {
   entry.row.classList.toggle("lost", entry.lost);
 }
 
-function render() {
+function render(reorder = false) {
   const body = $("device-table").tBodies[0];
   const shown = [...entries.values()].filter(matches).sort(compare);
   for (const entry of entries.values()) fillRow(entry);
   const wanted = shown.map((entry) => entry.row);
   const current = [...body.children];
-  if (wanted.length !== current.length || wanted.some((row, index) => row !== current[index])) body.replaceChildren(...wanted);
+  // Rows do not move under the pointer or the keyboard focus: while the
+  // table is hovered or focused, only a new sort or a change of which
+  // rows are shown reorders them.
+  const table = $("device-table");
+  const held = table.matches(":hover") || table.matches(":focus-within");
+  const sameRows = wanted.length === current.length && wanted.every((row) => row.parentNode === body);
+  const sameOrder = sameRows && wanted.every((row, index) => row === current[index]);
+  if (!sameOrder && (reorder || !held || !sameRows)) body.replaceChildren(...wanted);
   $("devices-empty").hidden = shown.length > 0;
   $("devices-empty").textContent = entries.size ? "No device matches the filters." : "No devices yet: start a scan.";
   markSort();
@@ -203,7 +210,7 @@ export function setup(open) {
   $("filter-connectable").checked = settings.connectable;
   markSort = sortable($("device-table"), settings, () => {
     saveSettings();
-    render();
+    render(true);
   });
   $("scan-toggle").addEventListener("click", () => (scan ? stopScan() : startScan()));
   $("device-filters").addEventListener("submit", (event) => event.preventDefault());

@@ -144,6 +144,8 @@ import Testing
         let modules = try FileManager.default.contentsOfDirectory(atPath: console.path)
             .filter { $0.hasSuffix(".js") && $0 != "console.js" }
         #expect(modules.count >= 5, "\(modules)")
+        let spec = try String(contentsOfFile: ContractTests.specPath, encoding: .utf8)
+        #expect(spec.contains("enum: [\(modules.sorted().joined(separator: ", "))]"), "openapi.yaml's /console/{module} lists \(modules.sorted())")
         let files = [
             ("/", "index.html", "text/html"), ("/console.css", "console.css", "text/css"),
             ("/console.js", "console.js", "text/javascript"),

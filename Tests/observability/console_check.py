@@ -25,6 +25,7 @@ from typing import Any
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service as ChromeService
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -151,10 +152,18 @@ class Check:
         self.step = "sorting and filtering"
         self.click('#device-table th[data-sort="rssi"] button')
         self.until("RSSI sorted descending", lambda: self.find('#device-table th[data-sort="rssi"]').get_attribute("aria-sort") == "descending")
-        values = self.driver.execute_script(
-            "return [...document.querySelectorAll('#device-table tbody td.rssi')].map(c => parseInt(c.textContent)).filter(n => !isNaN(n));")
-        self.seen["rssi_order"] = values
-        self.expect(values == sorted(values, reverse=True), f"not sorted by RSSI: {values}")
+        # Rows hold still under the pointer and the focus: move both away
+        # so that the live order follows the RSSI.
+        self.driver.execute_script("document.activeElement.blur();")
+        ActionChains(self.driver).move_to_element(self.find("#devices-heading")).perform()
+
+        def rssi_order() -> list[int]:
+            values: list[int] = self.driver.execute_script(
+                "return [...document.querySelectorAll('#device-table tbody td.rssi')].map(c => parseInt(c.textContent)).filter(n => !isNaN(n));")
+            self.seen["rssi_order"] = values
+            return values
+
+        self.until("rows in RSSI order", lambda: (values := rssi_order()) == sorted(values, reverse=True))
         self.find("#filter-connectable").click()
         self.until("beacons hidden", lambda: not self.all(f'{rows}[data-address="F1:E2:D3:C4:B5:A6"]') and self.all(f'{rows}[data-address="{STRAP}"]'))
         self.find("#filter-connectable").click()
@@ -172,6 +181,8 @@ class Check:
 
     def heart_rate(self) -> None:
         self.step = "connecting the strap"
+        self.click('#device-table th[data-sort="name"] button')
+        self.until("sorted by name", lambda: self.find('#device-table th[data-sort="name"]').get_attribute("aria-sort") == "ascending")
         self.click(f'#device-table tbody tr[data-address="{STRAP}"] button')
         self.until("the strap's page", lambda: self.find("#device").is_displayed() and STRAP in self.text("#device-facts"))
         self.click("#device-connect")
