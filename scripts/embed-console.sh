@@ -15,8 +15,10 @@ assets=(
   "/console.css text/css;charset=utf-8 console/console.css stylesheet"
   "/console.js text/javascript;charset=utf-8 console/console.js script"
 )
-for module in api decode device devices operations pairing peripheral ui unattended; do
-  assets+=("/console/$module.js text/javascript;charset=utf-8 console/$module.js ${module}Module")
+for file in console/*.js; do
+  module=$(basename "$file" .js)
+  [ "$module" = console ] && continue
+  assets+=("/console/$module.js text/javascript;charset=utf-8 $file ${module}Module")
 done
 for asset in "${assets[@]}"; do
   read -r _ _ file _ <<<"$asset"
