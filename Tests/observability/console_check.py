@@ -336,6 +336,12 @@ class Check:
         self.seen["peripheral_log"] = len(self.all("#peripheral-log li"))
         self.shot("peripheral")
 
+        self.step = "reloading the peripheral view"
+        self.driver.refresh()
+        self.until("the application after the reload", lambda: self.all("#applications article.application"))
+        self.until("the central after the reload", lambda: self.all('#centrals tr[data-address="11:22:33:44:55:66"]'))
+        self.expect(not self.all("#requests li.request"), "an answered request came back after the reload")
+
     def unattended(self) -> None:
         self.step = "kept devices and standing subscriptions"
         self.view("unattended")

@@ -1670,6 +1670,10 @@ const attErrors = [
   [0x0e, "Unlikely error"], [0x80, "Application error 0x80"],
 ];
 const centrals = new Map();
+const fromKey = "blegateway.peripheralFrom";
+// Requests this tab answered: a replay after a reload does not ask again.
+const answeredKey = "blegateway.answeredRequests";
+const answered = new Set(JSON.parse(sessionStorage.getItem(answeredKey) || "[]"));
 let stream = null;
 
 // --- Publishing ----------------------------------------------------------
@@ -1860,7 +1864,10 @@ function requestItem(event) {
   const error = element("select", {}, attErrors.map(([code, name]) => element("option", { value: String(code), textContent: `0x${code.toString(16).padStart(2, "0")} ${name}` })));
   const send = async (body) => {
     const done = await attempt(problem, `Answering ${event.id}`, () => api("POST", `/v1/peripheral/requests/${event.id}`, body));
-    if (done !== undefined) item.remove();
+    if (done === undefined) return;
+    answered.add(event.id);
+    sessionStorage.setItem(answeredKey, JSON.stringify([...answered].slice(-100)));
+    item.remove();
   };
   const item = element("li", { className: "request", dataset: { id: event.id } }, [
     element("p", { textContent: describe(event) + ` (answer within ${Math.round((event.timeout_ms || 10000) / 1000)} s)` }),
@@ -1875,8 +1882,9 @@ function requestItem(event) {
   return item;
 }
 
-function onEvent(type, event) {
+function onEvent(type, event, id) {
   if (typeof event !== "object" || !event.type) return;
+  if (id && sessionStorage.getItem(fromKey) === null) sessionStorage.setItem(fromKey, String(Number(id) - 1));
   const log = $("peripheral-log");
   log.prepend(element("li", {}, [element("time", { textContent: new Date(event.timestamp || Date.now()).toLocaleTimeString() }), ` ${describe(event)}`]));
   while (log.children.length > 100) log.lastElementChild.remove();
@@ -1885,7 +1893,9 @@ function onEvent(type, event) {
     centrals.set(event.central, { state, last: describe(event) });
     renderCentrals();
   }
-  if (type === "request") $("requests").append(requestItem(event));
+  // A replayed request whose deadline has passed was answered or expired.
+  const waiting = !answered.has(event.id) && new Date(event.timestamp).getTime() + (event.timeout_ms || 0) > Date.now();
+  if (type === "request" && waiting) $("requests").append(requestItem(event));
   if (type === "request-expired") $("requests").querySelector(`li[data-id="${CSS.escape(event.id)}"]`)?.remove();
   if (["subscribed", "unsubscribed", "written", "reregistered"].includes(type)) loadApplications();
 }
@@ -1903,10 +1913,13 @@ function renderCentrals() {
   labelCells($("centrals"));
 }
 
-/// Follows what centrals do, once there is something to follow.
+/// Follows what centrals do, once there is something to follow; after a
+/// reload, from the first event this tab saw (the centrals and the log
+/// are rebuilt from the stream's replay).
 function follow() {
   if (stream) return;
-  stream = openStream("/v1/peripheral/events", onEvent, { reconnect: true, resume: true });
+  const from = sessionStorage.getItem(fromKey);
+  stream = openStream("/v1/peripheral/events", onEvent, { reconnect: true, resume: true, lastEventId: from === null ? undefined : Number(from) });
 }
 
 export async function load() {
