@@ -15,7 +15,8 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libm
 # against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq
 # (the e2e checks read the API's JSON with it), mosquitto and
 # mosquitto-clients (a real broker, mosquitto_sub and mosquitto_pub), chromium
-# and chromium-driver (the web console's test drives it headless), sqlite3
+# and chromium-driver, webkit2gtk-driver and xvfb (the web console's test
+# drives headless Chromium and WebKitGTK's MiniBrowser under Xvfb), sqlite3
 # (tests read the state store as a second program would), prometheus
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
 # the gateway for the Grafana dashboard's test), testssl.sh (audits the

@@ -77,7 +77,7 @@ info:
     allow for that in their own timeouts.
 
     **Authentication.** When the gateway runs with an API key, every route but
-    `/health`, the web console's files (`/`, `/console.css`, `/console.js`) and the Web Bluetooth script's (`/webbluetooth.js`, `/webbluetooth.mjs`, `/webbluetooth/playground.html`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
+    `/health`, the web console's files (`/`, `/console.css`, `/console.js`, `/console/*.js`) and the Web Bluetooth script's (`/webbluetooth.js`, `/webbluetooth.mjs`, `/webbluetooth/playground.html`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
     for browsers' EventSource, which cannot set headers).
   license:
     name: MIT
@@ -181,11 +181,15 @@ paths:
       operationId: console
       summary: The web console
       description: |
-        A page for people: adapters and power, a live scan table, connect and
-        disconnect, the GATT tree, reads, writes and a live plot of a
-        characteristic's notifications, and the event log. It and its two
-        files (`/console.css`, `/console.js`) are served without the API key;
-        the page asks for the key and sends it with every API call.
+        A page for people, over this API alone: the devices around with
+        their advertisements decoded, a device's page (connect, keep,
+        pair, the GATT tree, reads, writes, plotted notifications), the
+        pairing dialog, the peripheral role, kept devices, standing
+        subscriptions, the event log, health and metrics. It and its files
+        (`/console.css`, `/console.js` and the modules under `/console/`)
+        are served without the API key; the page asks for the key once,
+        keeps it in the tab's `sessionStorage` and sends it in the
+        `Authorization` header of every call, streams included.
       security: [{}]
       responses:
         "200":
@@ -288,6 +292,28 @@ paths:
             text/html:
               schema: { type: string }
         "304": { description: The copy the client holds is current. }
+  /console/{module}:
+    get:
+      tags: [gateway]
+      operationId: consoleModule
+      summary: One of the web console's script modules
+      security: [{}]
+      parameters:
+        - name: module
+          in: path
+          required: true
+          schema: { type: string, enum: [api.js, decode.js, device.js, devices.js, operations.js, pairing.js, peripheral.js, ui.js, unattended.js] }
+      responses:
+        "200":
+          description: JavaScript (an ES module).
+          content:
+            text/javascript:
+              schema: { type: string }
+        "404":
+          description: No such module.
+          content:
+            application/problem+json:
+              schema: { $ref: "#/components/schemas/Problem" }
   /v1:
     get:
       tags: [gateway]
