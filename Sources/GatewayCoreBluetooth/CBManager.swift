@@ -22,6 +22,9 @@ public enum CBManagerAuthorization: Int, Sendable {
 }
 
 /// What the central and peripheral managers share.
+///
+/// `@unchecked Sendable`: `state`, `lastGatewayError` and the waiters
+/// change only on `queue`; the rest is immutable.
 open class CBManager: NSObject, @unchecked Sendable {
     /// Set only on the manager's queue (see the subclasses' invariants).
     public internal(set) var state: CBManagerState = .unknown
@@ -105,7 +108,7 @@ open class CBManager: NSObject, @unchecked Sendable {
         }
         guard state != .poweredOn else { return }
         let why = await onQueue { self.lastGatewayError }
-        throw CBError(state == .unauthorized ? .unknown : .notConnected, detail: why?.detail ?? "the gateway's Bluetooth is \(state)", gatewayError: why)
+        throw CBError(.unknown, detail: why?.detail ?? "the gateway's Bluetooth is \(state)", gatewayError: why)
     }
 
     /// Follows the gateway for the manager's lifetime: opens the event

@@ -105,7 +105,7 @@ final class Thermometer: NSObject, CBPeripheralManagerDelegate {
 func strapLocation(_ central: CBCentralManager) async throws -> Data? {
     try await central.poweredOn()
     for try await found in try await central.discoveries(withServices: [CBUUID(string: "180D")]) {
-        try await central.connect(found.peripheral)
+        try await central.connect(to: found.peripheral)
         let services = try await found.peripheral.discoverAll()
         let characteristics = services.flatMap { $0.characteristics ?? [] }
         guard let location = characteristics.first(where: { $0.uuid == CBUUID(string: "2A38") }) else { return nil }

@@ -55,7 +55,9 @@ extension CBCentralManager {
     }
 
     /// Connects (the gateway's kept connection) and returns once it is.
-    public func connect(_ peripheral: CBPeripheral) async throws {
+    /// (Not `connect(_:)`: in async code that name would shadow Core
+    /// Bluetooth's `connect(_:options:)`.)
+    public func connect(to peripheral: CBPeripheral) async throws {
         guard let gateway else { throw CBError(.unknown, detail: lastGatewayError?.detail ?? "no gateway") }
         do {
             let kept = try await gateway.decode(

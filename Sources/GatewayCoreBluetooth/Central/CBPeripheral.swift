@@ -113,17 +113,19 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
 
     private func adopt(_ listed: [GatewayJSON.Service]) -> [CBService] {
         if let known = knownServices { return known }
-        let services = listed.map { json in
-            let service = CBService(uuid: CBUUID(validating: json.uuid) ?? CBUUID(string: "0000"), isPrimary: json.primary, peripheral: self)
+        // The gateway gives UUIDs in canonical form; one that is not is skipped.
+        let services = listed.compactMap { json -> CBService? in
+            guard let uuid = CBUUID(validating: json.uuid) else { return nil }
+            let service = CBService(uuid: uuid, isPrimary: json.primary, peripheral: self)
             service.handle = json.handle
-            service.knownCharacteristics = json.characteristics.map { json in
+            service.knownCharacteristics = json.characteristics.compactMap { json in
+                guard let uuid = CBUUID(validating: json.uuid) else { return nil }
                 let characteristic = CBCharacteristic(
-                    uuid: CBUUID(validating: json.uuid) ?? CBUUID(string: "0000"), properties: CBCharacteristicProperties(bluezFlags: json.flags),
-                    value: nil, service: service)
+                    uuid: uuid, properties: CBCharacteristicProperties(bluezFlags: json.flags), value: nil, service: service)
                 characteristic.handle = json.handle
-                characteristic.knownDescriptors = json.descriptors.map { json in
-                    let descriptor = CBDescriptor(
-                        uuid: CBUUID(validating: json.uuid) ?? CBUUID(string: "0000"), value: nil, characteristic: characteristic)
+                characteristic.knownDescriptors = json.descriptors.compactMap { json in
+                    guard let uuid = CBUUID(validating: json.uuid) else { return nil }
+                    let descriptor = CBDescriptor(uuid: uuid, value: nil, characteristic: characteristic)
                     descriptor.handle = json.handle
                     return descriptor
                 }

@@ -189,6 +189,7 @@ open class CBPeripheralManager: CBManager, @unchecked Sendable {
     public func updateValue(_ value: Data, for characteristic: CBMutableCharacteristic, onSubscribedCentrals centrals: [CBCentral]?)
         -> Bool
     {
+        guard let gateway else { return false }
         let accepted = transmitQueue.withLock { queue -> Bool in
             guard queue.pending < Self.transmitQueueLength else {
                 queue.owesReady = true
@@ -197,7 +198,7 @@ open class CBPeripheralManager: CBManager, @unchecked Sendable {
             queue.pending += 1
             return true
         }
-        guard accepted, let gateway else { return false }
+        guard accepted else { return false }
         transmissions.enqueue {
             let target = await self.onQueue { () -> (String, String)? in
                 characteristic.currentValue = value

@@ -55,12 +55,13 @@ import Testing
         notify.signal(SIGINT)
         #expect(await notify.wait(timeout: .seconds(10)) != nil)
 
-        // events, keep and subscribe.
-        let events = try ChildProcess(
-            [GatewayUnderTest.executable, "events", "--type", "kept-connected", "--json"], environment: ["BLEGATEWAY_URL": gateway.baseURL])
+        // keep, events (replayed from the start, so none is missed) and subscribe.
         let keep = try await blegateway(gateway, "keep", strap)
         #expect(keep.status == 0 && keep.output.contains(strap), "\(keep)")
-        #expect(await events.waitForOutput(containing: "kept-connected", timeout: .seconds(30)))
+        let events = try ChildProcess(
+            [GatewayUnderTest.executable, "events", "--type", "kept-connected", "--json", "--after", "0"],
+            environment: ["BLEGATEWAY_URL": gateway.baseURL])
+        #expect(await events.waitForOutput(containing: #""type":"kept-connected""#, timeout: .seconds(30)), "\(events.standardError)")
         events.kill()
         let kept = try await blegateway(gateway, "keep", "--json")
         #expect(kept.output.contains(strap))

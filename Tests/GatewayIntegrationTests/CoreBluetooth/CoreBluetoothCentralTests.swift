@@ -63,6 +63,41 @@ import Testing
         await gateway.stop()
     }
 
+    @Test func theAsyncConveniences() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        let central = CBCentralManager(
+            delegate: nil, queue: DispatchQueue(label: "async"), options: [CBManagerOptionGatewayURLKey: gateway.baseURL])
+        defer { central.invalidate() }
+        try await central.poweredOn()
+        var found: CBDiscovery?
+        for try await discovery in try await central.discoveries(withServices: [HeartRateMonitor.heartRate]) {
+            found = discovery
+            break
+        }
+        let strap = try #require(found)
+        #expect(strap.peripheral.address == TestScenario.strap)
+        #expect(strap.advertisementData[CBAdvertisementDataLocalNameKey] as? String == "Strap 3E01")
+        try await central.connect(to: strap.peripheral)
+        #expect(strap.peripheral.state == .connected)
+        let characteristics = try await strap.peripheral.discoverAll().flatMap { $0.characteristics ?? [] }
+        let location = try #require(characteristics.first { $0.uuid == HeartRateMonitor.location })
+        let control = try #require(characteristics.first { $0.uuid == HeartRateMonitor.controlPoint })
+        let measurement = try #require(characteristics.first { $0.uuid == HeartRateMonitor.measurement })
+        #expect(try await strap.peripheral.value(of: location) == Data([0x01]))
+        try await strap.peripheral.write(Data([0x01]), to: control)
+        await #expect(throws: CBATTError(.applicationError)) { try await strap.peripheral.write(Data([0x02]), to: control) }
+        var beats = 0
+        for try await value in try await strap.peripheral.notifications(of: measurement) where value.count >= 2 {
+            beats += 1
+            if beats == 3 { break }
+        }
+        #expect(beats == 3)
+        try await central.disconnect(strap.peripheral)
+        #expect(strap.peripheral.state == .disconnected)
+        #expect(try await gateway.get("/v1/kept-connections").array.isEmpty)
+        await gateway.stop()
+    }
+
     @Test func theSameDeviceHasTheSameIdentifierInEveryManager() async throws {
         let gateway = try await GatewayUnderTest.start()
         try await gateway.discover(TestScenario.strap)

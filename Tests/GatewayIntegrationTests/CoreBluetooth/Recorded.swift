@@ -10,7 +10,7 @@ final class Recorded<Entry: Sendable>: Sendable {
 
     var all: [Entry] { entries.withLock { $0 } }
 
-    /// Waits until `condition` holds for the entries so far (20 s at most,
+    /// Waits until `condition` holds for the entries so far (30 s at most,
     /// generous for a loaded machine), and returns them.
     @discardableResult
     func wait(timeout: Duration = .seconds(30), until condition: ([Entry]) -> Bool) async -> [Entry] {
