@@ -103,7 +103,10 @@ let package = Package(
         ),
         // Gateway events and commands over MQTT: a sibling of GatewayAPI's
         // routes, through its public hooks (Sources/GatewayAPI/Bridging).
-        .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "MQTT"]),
+        .target(
+            name: "MQTTBridge",
+            dependencies: ["GatewayAPI", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
+        ),
         // Core Bluetooth's API over the gateway's public HTTP + SSE API: a
         // client, so it depends on no server module.
         .target(name: "GatewayCoreBluetooth"),

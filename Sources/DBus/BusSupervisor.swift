@@ -50,6 +50,9 @@ public final class BusSupervisor: Sendable {
     public let backoff: Backoff
     private let maxPendingCalls: Int
     private let current: Mutex<Connection>
+    /// `blegateway_dbus_reconnect_attempts_total`: every try at a new
+    /// connection; made with the supervisor, so it reads 0 before the first.
+    private let reconnectAttempts = Counter(label: "blegateway_dbus_reconnect_attempts_total")
 
     /// Supervises `connection`, an open connection to `address`.
     public init(address: BusAddress, connection: Connection, backoff: Backoff = Backoff(), maxPendingCalls: Int = 100) {
@@ -79,8 +82,7 @@ public final class BusSupervisor: Sendable {
             try? await report(.disconnected(reason))
             var attempt = 1
             while true {
-                // `dbus_reconnect_attempts_total`: every try at a new connection.
-                Counter(label: "dbus_reconnect_attempts_total").increment()
+                reconnectAttempts.increment()
                 var replacement: Connection?
                 do {
                     let connection = try await Connection.connect(to: address, maxPendingCalls: maxPendingCalls)

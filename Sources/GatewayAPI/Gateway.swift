@@ -21,6 +21,7 @@ public final class Gateway: Sendable {
     let pairingRequests: PairingRequests
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
+    let outcomeCounters = OutcomeCounters()
     /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
     public let keeper: ConnectionKeeper
     /// The standing subscriptions (`POST /v1/subscriptions`).
@@ -72,8 +73,11 @@ public final class Gateway: Sendable {
             }
         }
         let steps = keeper.events()
-        keeperPump.start { [log] in
-            for await step in steps { GatewayEvent(step).publish(to: log) }
+        keeperPump.start { [log, outcomeCounters] in
+            for await step in steps {
+                outcomeCounters.count(step)
+                GatewayEvent(step).publish(to: log)
+            }
         }
         peripheral.start()
         pumpPeripheralEvents()
@@ -127,10 +131,12 @@ public final class Gateway: Sendable {
         router.use(RequestLogging(logger: logger))
         if !configuration.corsOrigins.isEmpty { router.use(CORSMiddleware(origins: configuration.corsOrigins)) }
         if let key = configuration.apiKey, !key.isEmpty {
-            router.use(APIKeyMiddleware(key: key, openPaths: APIKeyMiddleware.defaultOpenPaths.union(ConsoleAssets.paths)))
+            let openPaths = APIKeyMiddleware.defaultOpenPaths.union(ConsoleAssets.paths).union(WebBluetoothAssets.paths)
+            router.use(APIKeyMiddleware(key: key, openPaths: openPaths))
         }
         addGatewayRoutes(to: &router)
         addObservabilityRoutes(to: &router)
+        addWebBluetoothRoutes(to: &router)
         addAdapterRoutes(to: &router)
         addScanRoutes(to: &router)
         addDeviceRoutes(to: &router)

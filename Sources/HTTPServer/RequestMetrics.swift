@@ -5,8 +5,8 @@ import Synchronization
 /// Records every request through swift-metrics (a no-op until the program
 /// bootstraps a backend):
 ///
-/// - `http_requests_total{method, route, status}`: requests answered;
-/// - `http_request_duration_seconds{method, route}`: a histogram of the time
+/// - `blegateway_http_requests_total{method, route, status}`: requests answered;
+/// - `blegateway_http_request_duration_seconds{method, route}`: a histogram of the time
 ///   from the request reaching the router to its response head (a stream's
 ///   head, not its whole life).
 ///
@@ -16,8 +16,8 @@ import Synchronization
 /// standard ones share `method="other"`. Add it first so that it
 /// sees what the other middleware answers too.
 public struct RequestMetrics: Middleware {
-    public static let requestsLabel = "http_requests_total"
-    public static let durationLabel = "http_request_duration_seconds"
+    public static let requestsLabel = "blegateway_http_requests_total"
+    public static let durationLabel = "blegateway_http_request_duration_seconds"
 
     private struct Key: Hashable {
         let method: String

@@ -16,8 +16,10 @@ import Testing
         let labels: [String: String]
     }
 
-    /// `/metrics` parsed by prometheus_client's parser (which fails on text
-    /// that is not valid exposition format).
+    /// `/metrics` checked by `promtool check metrics` (Prometheus's own
+    /// linter: HELP and TYPE on every family, counter names ending in
+    /// `_total`, units in names) and parsed by prometheus_client's parser
+    /// (which fails on text that is not valid exposition format).
     static func scrape(_ gateway: GatewayUnderTest) async throws -> [Series: Double] {
         let answer = try await gateway.get("/metrics")
         #expect(answer.status == 200)
@@ -25,6 +27,8 @@ import Testing
         let file = gateway.bus.daemon.directory + "/metrics-\(UInt64.random(in: 0...UInt64.max)).txt"
         _ = FileManager.default.createFile(atPath: file, contents: Data(answer.body))
         defer { try? FileManager.default.removeItem(atPath: file) }
+        let lint = try await run(["sh", "-c", "promtool check metrics < \"\(file)\" 2>&1"])
+        #expect(lint.status == 0 && lint.output.isEmpty, "promtool check metrics:\n\(lint.output)")
         let parsed = try await run(["sh", "-c", "python3 \"\(scripts)/read_metrics.py\" < \"\(file)\""])
         guard parsed.status == 0,
             let samples = try JSONSerialization.jsonObject(with: Data(parsed.output.utf8)) as? [[Any]]
@@ -60,20 +64,32 @@ import Testing
         try await gateway.discover(Self.strap)
         #expect(try await gateway.request("POST", "/v1/devices/\(Self.strap)/connect").status == 200)
         let valueRoute = Series(
-            name: "http_requests_total",
+            name: "blegateway_http_requests_total",
             labels: ["method": "GET", "route": "/v1/devices/{address}/characteristics/{characteristic}/value", "status": "200"])
         let before = try await Self.scrape(gateway)
+        // Counters are there from the start, and the state gauges say what is up.
+        for (name, value) in [
+            ("blegateway_dbus_reconnect_attempts_total", 0.0), ("blegateway_keeper_given_up_total", 0),
+            ("blegateway_dbus_connected", 1), ("blegateway_bluez_available", 1), ("blegateway_store_lag_events", 0),
+        ] {
+            #expect(before[Series(name: name, labels: [:])] == value, "\(name)")
+        }
+        #expect(before[Series(name: "blegateway_pairing_attempts_total", labels: ["outcome": "failed"])] == 0)
+        #expect(before[Series(name: "blegateway_adapter_powered", labels: ["adapter": "hci0"])] == 1)
+        #expect(before.contains { $0.key.name == "blegateway_build_info" && $0.key.labels["version"] != nil && $0.value == 1 })
+        #expect(before[Series(name: "process_cpu_seconds_total", labels: [:]), default: 0] > 0)
+        #expect(before[Series(name: "blegateway_store_size_bytes", labels: [:]), default: 0] > 0)
 
         #expect(try await gateway.get("/v1/devices/\(Self.strap)/characteristics/2a38/value").status == 200)
         let afterRead = try await Self.scrape(gateway)
         #expect(afterRead[valueRoute, default: 0] == before[valueRoute, default: 0] + 1)
         let readCalls = Series(
-            name: "dbus_call_duration_seconds_count", labels: ["method": "org.bluez.GattCharacteristic1.ReadValue"])
+            name: "blegateway_dbus_call_duration_seconds_count", labels: ["method": "org.bluez.GattCharacteristic1.ReadValue"])
         #expect(afterRead[readCalls, default: 0] >= 1)
         #expect(afterRead[Series(name: "blegateway_devices_connected", labels: [:])] == 1)
         #expect(afterRead[Series(name: "process_resident_memory_bytes", labels: [:]), default: 0] > 1_000_000)
         #expect(afterRead[Series(name: "process_open_fds", labels: [:]), default: 0] > 3)
-        let unmatched = Series(name: "http_requests_total", labels: ["method": "GET", "route": "unmatched", "status": "404"])
+        let unmatched = Series(name: "blegateway_http_requests_total", labels: ["method": "GET", "route": "unmatched", "status": "404"])
         _ = try await gateway.get("/no/such/route/\(UInt64.random(in: 0...UInt64.max))")
         let afterMiss = try await Self.scrape(gateway)
         #expect(afterMiss[unmatched, default: 0] == afterRead[unmatched, default: 0] + 1)
@@ -81,6 +97,7 @@ import Testing
         let openNotifications = Series(name: "blegateway_open_streams", labels: ["kind": "notifications"])
         let subscriptions = Series(name: "blegateway_subscriptions", labels: [:])
         let valueEvents = Series(name: "blegateway_events_total", labels: ["type": "characteristic-value"])
+        let strapValues = Series(name: "blegateway_characteristic_values_total", labels: ["device": Self.strap])
         #expect(afterMiss[openNotifications] == 0)
         let stream = try gateway.stream("/v1/devices/\(Self.strap)/characteristics/2a37/notifications")
         #expect(await stream.waitFor(2, of: "notification").count >= 2)
@@ -88,6 +105,7 @@ import Testing
         #expect(streaming[openNotifications] == 1)
         #expect(streaming[subscriptions] == 1)
         #expect(streaming[valueEvents, default: 0] >= 2 + afterMiss[valueEvents, default: 0])
+        #expect(streaming[strapValues, default: 0] >= 2 + afterMiss[strapValues, default: 0])
         stream.close()
         let closed = try await Self.scrape(gateway) { $0[openNotifications] == 0 && $0[subscriptions] == 0 }
         #expect(closed[openNotifications] == 0)

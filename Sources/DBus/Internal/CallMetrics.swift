@@ -4,17 +4,17 @@ import Metrics
 /// What every method call costs and how it ended, recorded through
 /// swift-metrics (a no-op until the program bootstraps a backend):
 ///
-/// - `dbus_call_duration_seconds{method}`: a histogram of the time from
+/// - `blegateway_dbus_call_duration_seconds{method}`: a histogram of the time from
 ///   sending a call to its reply (its count is the number of calls);
-/// - `dbus_call_errors_total{method, error}`: calls answered with an error
+/// - `blegateway_dbus_call_errors_total{method, error}`: calls answered with an error
 ///   (`error` is the D-Bus error name), timed out or disconnected.
 ///
 /// `method` is `interface.member` (`org.bluez.Device1.Connect`), a set as
 /// small as the methods the program calls; a call cancelled by its caller
 /// is timed but not counted as an error.
 enum CallMetrics {
-    static let durationLabel = "dbus_call_duration_seconds"
-    static let errorsLabel = "dbus_call_errors_total"
+    static let durationLabel = "blegateway_dbus_call_duration_seconds"
+    static let errorsLabel = "blegateway_dbus_call_errors_total"
 
     static func method(of message: Message) -> String {
         let member = message.member?.rawValue ?? "unknown"

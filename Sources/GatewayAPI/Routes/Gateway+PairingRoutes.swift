@@ -81,6 +81,7 @@ extension Gateway {
         _ = pairingRequests.takeRefusal(address)
         do {
             let device = try await central.pair(address, adapter: adapter, timeout: timeout)
+            outcomeCounters.countPairing(succeeded: true)
             log.publish(
                 type: "pairing-succeeded", device: address.description,
                 json: Self.pairingEvent(
@@ -88,6 +89,7 @@ extension Gateway {
                     [("paired", .bool(device.paired)), ("bonded", .bool(device.bonded))]))
             return device
         } catch {
+            outcomeCounters.countPairing(succeeded: false)
             var problem = Problem(error)
             // bluetoothd reports the agent's "no" as the kernel does, as a
             // failed authentication: the gateway knows better.

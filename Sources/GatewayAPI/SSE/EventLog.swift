@@ -45,11 +45,30 @@ public final class EventLog: Sendable {
         /// `blegateway_events_total{type}`, one counter per event type seen,
         /// kept here so that publishing counts under the lock it already holds.
         var counters: [String: Counter] = [:]
+        /// `blegateway_characteristic_values_total{device}`: values received, per
+        /// device, for the first `countedDevices` devices; the rest share
+        /// `device="other"`, so a busy street cannot grow the label set
+        /// without bound.
+        var valueCounters: [String: Counter] = [:]
 
-        mutating func count(_ type: String) {
-            if let counter = counters[type] { return counter.increment() }
-            let counter = Counter(label: "blegateway_events_total", dimensions: [("type", type)])
-            counters[type] = counter
+        mutating func count(_ type: String, device: String?) {
+            if let counter = counters[type] {
+                counter.increment()
+            } else {
+                let counter = Counter(label: "blegateway_events_total", dimensions: [("type", type)])
+                counters[type] = counter
+                counter.increment()
+            }
+            if type == GatewayEvent.characteristicValue, let device { countValue(from: device) }
+        }
+
+        private mutating func countValue(from device: String) {
+            if let counter = valueCounters[device] { return counter.increment() }
+            let label = valueCounters.count < EventLog.countedDevices ? device : "other"
+            let counter =
+                valueCounters[label]
+                ?? Counter(label: "blegateway_characteristic_values_total", dimensions: [("device", label)])
+            valueCounters[label] = counter
             counter.increment()
         }
     }
@@ -58,6 +77,9 @@ public final class EventLog: Sendable {
     /// Where events are kept beyond the buffer and across restarts.
     let store: Store?
     private let logger: Logger
+
+    /// The devices `blegateway_characteristic_values_total` names one by one.
+    static let countedDevices = 256
 
     /// The most stored events read at once by a stream catching up.
     static let storePageSize = 512
@@ -92,7 +114,7 @@ public final class EventLog: Sendable {
             let id = store?.append(type: type, device: device, data: Self.storedData(body)) ?? state.nextID
             state.nextID = id + 1
             var entry = Entry(id: id, type: type, device: device, body: body)
-            state.count(type)
+            state.count(type, device: device)
             for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
                 subscriber.writer.write(entry.encodedFrame())
             }
@@ -216,8 +238,10 @@ public final class EventLog: Sendable {
     }
 
     /// Writes the next batch of a stream's replay from the store, about
-    /// `budget` bytes, up to the first event the buffer holds. True while
-    /// more is left (from the store or the buffer).
+    /// `budget` bytes, up to the first event the buffer holds. Ids handed
+    /// out whose events the store never got (a full disk, a crash) are a
+    /// `replay-gap`, as pruned ones are. True while more is left (from the
+    /// store or the buffer).
     private func replayFromStore(_ token: UInt64, to writer: StreamWriter, budget: Int) async -> Bool {
         guard let store else { return false }
         let start = state.withLock { state -> (replay: Replay, boundary: UInt64)? in
@@ -238,6 +262,18 @@ public final class EventLog: Sendable {
                 position = min(oldest - 1, boundary)
             }
             let events = try await store.events(after: position, limit: Self.storePageSize)
+            var missing = try await store.missingEvents(after: position, through: boundary)[...]
+            // Gaps up to `id`: events the buffer holds (after `boundary`)
+            // are not missing.
+            func gaps(before id: UInt64) {
+                while let gap = missing.first, gap.lowerBound < id {
+                    missing.removeFirst()
+                    let end = min(gap.upperBound, boundary)
+                    guard end > position else { continue }
+                    frames.append(Self.gap(after: position, oldestAvailable: end + 1))
+                    position = end
+                }
+            }
             var bytes = 0
             var exhausted = events.count < Self.storePageSize
             for event in events {
@@ -245,6 +281,7 @@ public final class EventLog: Sendable {
                     exhausted = true
                     break
                 }
+                gaps(before: event.id)
                 if replay.filter.matches(type: event.type, device: event.device) {
                     let frame = ServerSentEvent(
                         id: String(event.id), event: event.type, data: String(decoding: event.data, as: UTF8.self)
@@ -259,8 +296,11 @@ public final class EventLog: Sendable {
                 position = event.id
             }
             // What the store does not hold up to the boundary (ids reserved
-            // for one stream's events, or not stored) has nothing to replay.
-            if exhausted { position = max(position, boundary) }
+            // for one stream's events) has nothing to replay.
+            if exhausted {
+                gaps(before: boundary + 1)
+                position = max(position, boundary)
+            }
         } catch {
             logger.error("the event log cannot be read to replay: \(error.message)")
             frames.append(Self.gap(after: position, oldestAvailable: boundary + 1))

@@ -12,10 +12,13 @@ struct GatewayEvent: Sendable {
     let device: String?
     let data: @Sendable () -> JSON
 
+    /// The type of a value notified, indicated or read.
+    static let characteristicValue = "characteristic-value"
+
     /// The names of the event types, as `?type=` accepts them.
     static let types: Set<String> = Set([
         "adapter-state", "adapter-updated", "device-discovered", "device-updated", "device-lost",
-        "device-connected", "device-disconnected", "services-resolved", "characteristic-value", "bluez-state",
+        "device-connected", "device-disconnected", "services-resolved", characteristicValue, "bluez-state",
         "reconnecting", "kept-connected", "given-up",
     ]).union(Gateway.pairingEventTypes)
 
@@ -36,7 +39,7 @@ struct GatewayEvent: Sendable {
         case .disconnected(let device, let reason):
             self.init(device: device, type: "device-disconnected", now, extra: reason.map { [("reason", .string($0))] } ?? [])
         case .characteristicValue(let value):
-            self.init("characteristic-value", value.device.description, value.timestamp) {
+            self.init(Self.characteristicValue, value.device.description, value.timestamp) {
                 ModelJSON.characteristicValue(value, encoding: .hex)
             }
         case .availability(let availability):
