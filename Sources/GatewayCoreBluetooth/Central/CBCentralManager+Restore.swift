@@ -12,8 +12,7 @@ extension CBCentralManager {
         var restored: [CBPeripheral] = []
         for connection in kept where connection.label == restoreIdentifier {
             let device = registry.withLock { $0.devices[connection.address] }
-            let peripheral = peripheral(connection.address, device: device)
-            peripheral.adapter = connection.adapter
+            let peripheral = peripheral(connection.address, device: device, adapter: connection.adapter)
             let connected = connection.status == "connected"
             await onQueue { peripheral.state = connected ? .connected : .connecting }
             if connected { await resumeStandingSubscriptions(peripheral, gateway) }

@@ -72,25 +72,20 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
         queue.async { body(self, self.delegate) }
     }
 
-    /// The peripheral object of an address: one per device and manager.
-    func peripheral(_ address: String, device: GatewayJSON.Device? = nil) -> CBPeripheral {
+    /// The peripheral object of an address: one per device and manager,
+    /// on the adapter the gateway listed it on (or `adapter`).
+    func peripheral(_ address: String, device: GatewayJSON.Device? = nil, adapter: String? = nil) -> CBPeripheral {
         let url = gateway?.baseURL ?? URL(fileURLWithPath: "/")
-        return registry.withLock { registry in
+        let peripheral = registry.withLock { registry in
             if let device { registry.devices[address] = device }
-            if let known = registry.peripherals[address] {
-                if let device {
-                    known.adapter = device.adapter
-                    known.mtu = device.mtu ?? known.mtu
-                }
-                return known
-            }
-            let peripheral = CBPeripheral(manager: self, gateway: url, address: address)
+            if let known = registry.peripherals[address] { return known }
+            let peripheral = CBPeripheral(manager: self, gateway: url, address: address, adapter: adapter ?? device?.adapter ?? self.adapter)
             peripheral.name = device?.name ?? device?.alias
-            peripheral.adapter = device?.adapter ?? adapter
-            peripheral.mtu = device?.mtu
             registry.peripherals[address] = peripheral
             return peripheral
         }
+        if let mtu = device?.mtu { peripheral.mtu.withLock { $0 = mtu } }
+        return peripheral
     }
 
     // MARK: State and events

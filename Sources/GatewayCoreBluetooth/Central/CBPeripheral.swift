@@ -12,14 +12,15 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
     public internal(set) var name: String?
     public internal(set) var state: CBPeripheralState = .disconnected
     public internal(set) var services: [CBService]?
-    /// The adapter the gateway reaches it through.
-    public internal(set) var adapter: String?
+    /// The adapter the gateway reaches it through (nil: the gateway's default).
+    public let adapter: String?
 
     unowned let manager: CBCentralManager
     let work = SerialWork()
     /// Every service the gateway listed since the connection was made.
     var knownServices: [CBService]?
-    var mtu: Int?
+    /// The connection's ATT MTU, as the gateway last listed it.
+    let mtu = Mutex<Int?>(nil)
     /// The open notification stream of each notifying characteristic.
     var notificationStreams: [ObjectIdentifier: EventStream] = [:]
     /// Write commands sent and not yet answered by the gateway.
@@ -27,8 +28,9 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
     /// How many write commands may be on their way at once.
     static let commandWindow = 8
 
-    init(manager: CBCentralManager, gateway: URL, address: String) {
+    init(manager: CBCentralManager, gateway: URL, address: String, adapter: String?) {
         self.manager = manager
+        self.adapter = adapter
         super.init(gateway: gateway, address: address)
     }
 
@@ -239,7 +241,7 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
     /// 512 bytes with a response (ATT's longest value); the connection's
     /// MTU less 3 without.
     public func maximumWriteValueLength(for type: CBCharacteristicWriteType) -> Int {
-        type == .withResponse ? 512 : max(20, (mtu ?? 23) - 3)
+        type == .withResponse ? 512 : max(20, (mtu.withLock { $0 } ?? 23) - 3)
     }
 
     public func readRSSI() {
