@@ -100,7 +100,7 @@ extension CBCentralManager {
 extension CBPeripheral {
     /// Every service with its characteristics and descriptors, discovered.
     public func discoverAll() async throws -> [CBService] {
-        guard let gateway = manager.gateway else { throw CBError(.unknown, detail: "no gateway") }
+        guard let gateway else { throw CBError(.unknown, detail: "no gateway") }
         let services = try await fetchServices(gateway).get()
         await onQueue {
             self.services = services
@@ -114,7 +114,7 @@ extension CBPeripheral {
 
     /// Reads the value.
     public func value(of characteristic: CBCharacteristic) async throws -> Data {
-        guard let gateway = manager.gateway else { throw CBError(.unknown, detail: "no gateway") }
+        guard let gateway else { throw CBError(.unknown, detail: "no gateway") }
         let value = try await Self.read(gateway, valuePath(characteristic) + "/value", adapterQuery).get()
         await onQueue { characteristic.currentValue = value }
         return value
@@ -125,7 +125,7 @@ extension CBPeripheral {
     public func write(_ data: Data, to characteristic: CBCharacteristic, type: CBCharacteristicWriteType = .withResponse)
         async throws
     {
-        guard let gateway = manager.gateway else { throw CBError(.unknown, detail: "no gateway") }
+        guard let gateway else { throw CBError(.unknown, detail: "no gateway") }
         do {
             try await gateway.send(
                 "PUT", valuePath(characteristic) + "/value", query: adapterQuery,
@@ -137,7 +137,7 @@ extension CBPeripheral {
 
     /// The characteristic's notifications while the sequence is iterated.
     public func notifications(of characteristic: CBCharacteristic) async throws -> AsyncThrowingStream<Data, any Error> {
-        guard let gateway = manager.gateway else { throw CBError(.unknown, detail: "no gateway") }
+        guard let gateway else { throw CBError(.unknown, detail: "no gateway") }
         let stream: EventStream
         do {
             stream = try await gateway.events(

@@ -26,7 +26,7 @@ extension CBPeripheral {
             return
         }
         do {
-            if manager.restoreIdentifier != nil, let service = characteristic.service {
+            if restoreIdentifier != nil, let service = characteristic.service {
                 try await gateway.send(
                     "POST", "/v1/subscriptions",
                     json: StandingRequest(
@@ -88,7 +88,7 @@ extension CBPeripheral {
         }
         stream?.close()
         var failure: (any Error)?
-        if manager.restoreIdentifier != nil {
+        if restoreIdentifier != nil {
             do {
                 try await removeStandingSubscriptions(gateway, of: characteristic)
             } catch {

@@ -15,7 +15,11 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
     /// The adapter the gateway reaches it through (nil: the gateway's default).
     public let adapter: String?
 
-    unowned let manager: CBCentralManager
+    /// Its manager's queue, gateway and restore identifier (not the
+    /// manager itself: a peripheral the app keeps may outlive it).
+    let queue: DispatchQueue
+    let gateway: GatewayClient?
+    let restoreIdentifier: String?
     let work = SerialWork()
     /// Every service the gateway listed since the connection was made.
     var knownServices: [CBService]?
@@ -29,12 +33,13 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
     static let commandWindow = 8
 
     init(manager: CBCentralManager, gateway: URL, address: String, adapter: String?) {
-        self.manager = manager
+        queue = manager.queue
+        self.gateway = manager.gateway
+        restoreIdentifier = manager.restoreIdentifier
         self.adapter = adapter
         super.init(gateway: gateway, address: address)
     }
 
-    var queue: DispatchQueue { manager.queue }
     var path: String { "/v1/devices/\(address)" }
     var adapterQuery: [URLQueryItem] { adapter.map { [URLQueryItem(name: "adapter", value: $0)] } ?? [] }
 
@@ -45,7 +50,7 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
 
     /// Enqueues a gateway operation; a manager without a gateway fails it.
     func perform(_ operation: @escaping @Sendable (GatewayClient) async -> Void) {
-        guard let gateway = manager.gateway else { return }
+        guard let gateway else { return }
         work.enqueue { await operation(gateway) }
     }
 
