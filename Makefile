@@ -47,7 +47,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test web-check docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -78,6 +78,7 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) web-check
+	$(MAKE) test-python
 	$(MAKE) docker-check
 
 ## clients/web/ (the Web Bluetooth script): its pages in headless Chromium
@@ -85,7 +86,25 @@ test: test-deps
 ## as the gateway serves them, and the linters (clients/web/tests).
 web-check: test-deps
 	$(SWIFT) build --product blegateway
-	BLEGATEWAY="$$($(SWIFT) build --show-bin-path)/blegateway" xvfb-run -a python3 -m pytest -q -p no:cacheprovider clients/web/tests
+	BLEGATEWAY="$$($(SWIFT) build --show-bin-path)/blegateway" xvfb-run -a python3 -m pytest -q -p no:cacheprovider -p no:asyncio clients/web/tests
+
+## The Python package (clients/python: the asyncio client and the Bleak
+## backend): ruff, mypy --strict, then its tests, which run Bleak scripts on
+## Bleak's own BlueZ backend and through the debug gateway against bluez-sim
+## on a private bus (about a minute).
+PYTHON_CLIENT := clients/python
+
+test-python: test-deps $(VENV)/.blegateway
+	$(SWIFT) build --product blegateway
+	$(SWIFT) build --product bluez-sim
+	cd $(PYTHON_CLIENT) && ruff check . && ruff format --check . && mypy && \
+		BLEGATEWAY_BIN_DIR="$$($(SWIFT) build --show-bin-path)" python3 -m pytest -q -rfE -p no:cacheprovider
+
+# The package installed into the virtual environment, editable (its
+# sources are used in place), with the pinned build backend.
+$(VENV)/.blegateway: $(PYTHON_CLIENT)/pyproject.toml $(VENV)/.installed
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e $(PYTHON_CLIENT)
+	@touch $@
 
 ## docker/: hadolint, compose schema, the runtime libraries of the release
 ## binary, the D-Bus policy (docker/check.sh); then the image built and run

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import BlueZ
 import HTTPServer
 import Logging
@@ -26,6 +27,11 @@ public final class Gateway: Sendable {
     public let keeper: ConnectionKeeper
     /// The standing subscriptions (`POST /v1/subscriptions`).
     let standing: StandingSubscriptions
+    /// Creates one standing subscription at a time, so that two identical
+    /// requests make one subscription.
+    let subscriptionCreation = AsyncSemaphore(slots: 1)
+    /// What each client holds, against `configuration.quotas`.
+    let quotas: QuotaLedger
     /// Feeds the central's events into `log` (see `start`).
     private let eventHandler = Mutex<UInt64?>(nil)
     /// Logs BlueZ becoming reachable or not.
@@ -55,6 +61,7 @@ public final class Gateway: Sendable {
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
         self.standing = StandingSubscriptions(central: central)
+        self.quotas = QuotaLedger(quotas: configuration.quotas)
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
     }
@@ -73,10 +80,12 @@ public final class Gateway: Sendable {
             }
         }
         let steps = keeper.events()
-        keeperPump.start { [log, outcomeCounters] in
+        keeperPump.start { [log, outcomeCounters, keeper] in
             for await step in steps {
+                // Every attempt is counted; a device that stays away is
+                // announced ever more rarely, so it cannot flood the log.
                 outcomeCounters.count(step)
-                GatewayEvent(step).publish(to: log)
+                if keeper.announces(step) { GatewayEvent(step).publish(to: log) }
             }
         }
         peripheral.start()
@@ -112,6 +121,9 @@ public final class Gateway: Sendable {
             logger.info("unregistered \(applications) application(s) and \(advertisements) advertisement(s) from bluetoothd")
         }
     }
+
+    /// The client a request's quotas count against.
+    func client(_ request: Request) -> ClientID { ClientID(request, apiKey: configuration.apiKey) }
 
     /// Open event streams (scan, notification and event streams).
     public var openStreamCount: Int { streams.count }

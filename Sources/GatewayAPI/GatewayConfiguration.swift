@@ -33,6 +33,9 @@ public struct GatewayConfiguration: Sendable {
     /// reports the device `lost` (a request's `presence_timeout_ms`
     /// overrides it); nil: only when bluetoothd removes it.
     public var presenceTimeout: Duration? = nil
+    /// How many kept devices, standing subscriptions, peripheral
+    /// applications and advertisements clients may create.
+    public var quotas = Quotas()
 
     public init(
         version: String = "0.1.0", apiKey: String? = nil, corsOrigins: Set<String> = [], defaultAdapter: String? = nil,

@@ -482,6 +482,11 @@ paths:
       tags: [devices]
       operationId: getDevice
       summary: One device, with its advertisement data decoded
+      description: |
+        A kept device (`PUT .../keep`) is never a 404: while bluetoothd does
+        not list it (restarting, or the device out of range) the answer is
+        what the gateway last knew of it, disconnected; while BlueZ is
+        unreachable, a 503.
       parameters:
         - $ref: "#/components/parameters/Encoding"
       responses:
@@ -723,9 +728,17 @@ paths:
         uses up no attempts), also across its own restarts:
         it is stored in the state directory before the answer. Each step is
         an event on `/v1/events` (`reconnecting`, `kept-connected`,
-        `given-up`). SIGTERM leaves a kept device connected; only `DELETE`
-        ends keeping. Keeping a kept device again changes `max_attempts`
-        (and starts again one that was given up).
+        `given-up`); `reconnecting` announces the first attempt, each one
+        whose pause grew, then every power of two (attempt 8, 16, 32, ...),
+        so that a device that stays away cannot flood the events
+        (`failed_attempts` counts every one). SIGTERM leaves a kept device
+        connected; only `DELETE` ends keeping. Keeping a kept device again
+        changes `max_attempts` (and starts again one that was given up)
+        and takes no new place in the quotas (`--max-kept-devices`,
+        `--max-kept-devices-per-client`: 429 or 507 past them). While
+        bluetoothd does not list a kept device (it restarts, or the device
+        is out of range), `GET /v1/devices/{address}` answers what the
+        gateway knows of it, disconnected, never 404.
       requestBody:
         required: false
         content:
@@ -754,7 +767,9 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "429": { $ref: "#/components/responses/QuotaExceeded" }
         "500": { $ref: "#/components/responses/StateStoreFailed" }
+        "507": { $ref: "#/components/responses/InsufficientStorage" }
         "503": { $ref: "#/components/responses/Unavailable" }
     get:
       tags: [devices]
@@ -783,6 +798,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "500": { $ref: "#/components/responses/StateStoreFailed" }
+        "507": { $ref: "#/components/responses/InsufficientStorage" }
         "503": { $ref: "#/components/responses/Unavailable" }
   /v1/kept-connections:
     get:
@@ -1058,6 +1074,11 @@ paths:
         `PUT /v1/devices/{address}/keep` to keep the device connected.
         BlueZ subscribes with `StartNotify` whichever of notify or indicate
         the characteristic offers; `mode` records what the client asked for.
+        A subscription identical to one held (the same device, adapter,
+        characteristic, service and mode, whoever made it) is not made
+        twice: the answer is 200 with the existing one and its
+        `Content-Location`, instead of 201. Quotas: `--max-subscriptions`
+        and `--max-subscriptions-per-client` (429 or 507 past them).
       requestBody:
         required: true
         content:
@@ -1073,8 +1094,21 @@ paths:
                 mode: { type: string, enum: [notify, indicate], default: notify }
                 adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
       responses:
+        "200":
+          description: An identical subscription was held already; this is it, unchanged.
+          headers:
+            Content-Location:
+              description: The existing subscription, `/v1/subscriptions/{id}`.
+              schema: { type: string }
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/StandingSubscription" }
         "201":
           description: The subscription, stored.
+          headers:
+            Location:
+              description: The new subscription, `/v1/subscriptions/{id}`.
+              schema: { type: string }
           links:
             Subscription:
               operationId: subscription
@@ -1088,7 +1122,9 @@ paths:
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "429": { $ref: "#/components/responses/QuotaExceeded" }
         "500": { $ref: "#/components/responses/StateStoreFailed" }
+        "507": { $ref: "#/components/responses/InsufficientStorage" }
         "503": { $ref: "#/components/responses/Unavailable" }
     get:
       tags: [gatt]
@@ -1132,6 +1168,7 @@ paths:
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
         "500": { $ref: "#/components/responses/StateStoreFailed" }
+        "507": { $ref: "#/components/responses/InsufficientStorage" }
 
   /v1/events:
     get:
@@ -1243,7 +1280,10 @@ paths:
         "409": { $ref: "#/components/responses/Conflict" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "429": { $ref: "#/components/responses/QuotaExceeded" }
+        "500": { $ref: "#/components/responses/StateStoreFailed" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "507": { $ref: "#/components/responses/InsufficientStorage" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
     get:
@@ -1436,7 +1476,10 @@ paths:
         (`RegisterAdvertisement`). The advertising data (Flags, service
         UUIDs, manufacturer and service data, appearance, TX power) must
         fit in 31 bytes, and so must the local name in the scan response: a
-        400 says how many bytes it takes. When every advertising instance
+        422 (`advertisement-too-large`) says how many bytes it takes (the
+        schema admits combinations, such as an iBeacon with an Eddystone URL
+        and service UUIDs, that cannot fit). Quotas: `--max-advertisements`
+        and `--max-advertisements-per-client` (429 or 507 past them). When every advertising instance
         of the adapter is in use (`GET /v1/peripheral/advertising`), a 409
         (`org.bluez.Error.NotPermitted`). Presets: `ibeacon` (Apple's
         manufacturer data, not connectable) and `eddystone_url`. With the
@@ -1466,7 +1509,23 @@ paths:
         "409": { $ref: "#/components/responses/Conflict" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "422":
+          description: |
+            The advertisement is well formed but does not fit: its data takes
+            more than 31 bytes (Flags included), or its local name more than
+            the 31 bytes of the scan response (`advertisement-too-large`).
+          content:
+            application/problem+json:
+              schema: { $ref: "#/components/schemas/Problem" }
+              example:
+                type: urn:blegateway:problem:advertisement-too-large
+                title: The advertisement does not fit in the 31 bytes of advertising data
+                status: 422
+                detail: "the advertising data takes 47 bytes (Flags included); at most 31 fit"
+        "429": { $ref: "#/components/responses/QuotaExceeded" }
+        "500": { $ref: "#/components/responses/StateStoreFailed" }
         "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "507": { $ref: "#/components/responses/InsufficientStorage" }
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
     get:
@@ -1801,6 +1860,33 @@ components:
             title: The gateway's state store cannot save the change
             status: 500
             detail: "nothing was changed: the state store /var/lib/blegateway/blegateway.sqlite cannot grow: the disk is full (database or disk is full). Free some space."
+    QuotaExceeded:
+      description: |
+        This client holds as many of the resource as its quota allows
+        (`quota-exceeded`; the `--max-*-per-client` options): remove one
+        first. A client is the API key's holder when `--api-key` is set,
+        else the peer's IP address.
+      content:
+        application/problem+json:
+          schema: { $ref: "#/components/schemas/Problem" }
+          example:
+            type: urn:blegateway:problem:quota-exceeded
+            title: This client's quota for the resource is used up
+            status: 429
+            detail: "this client holds 128 standing subscriptions, its limit (--max-subscriptions-per-client 128): remove one first"
+    InsufficientStorage:
+      description: |
+        The gateway holds as many of the resource as it allows in all
+        (`capacity-exhausted`; the `--max-*` options), or the state store's
+        disk is full (`state-store-failed`: nothing was changed).
+      content:
+        application/problem+json:
+          schema: { $ref: "#/components/schemas/Problem" }
+          example:
+            type: urn:blegateway:problem:capacity-exhausted
+            title: The gateway holds as many of the resource as it allows
+            status: 507
+            detail: "the gateway holds 32 kept devices, its limit (--max-kept-devices 32): remove one first"
     Unavailable:
       description: |
         The adapter is off or missing (`adapter-unavailable`), or BlueZ is
@@ -2333,7 +2419,11 @@ components:
         confirm: { type: boolean }
     ReplayGap:
       type: object
-      description: Events the stream asked for that the gateway no longer keeps.
+      description: |
+        Events the stream asked for that the gateway no longer keeps (pruned
+        from the log), or never kept: events that were sent live but could
+        not be stored (a full disk, a crash before their commit), reported
+        whenever a replay crosses them, also after a restart.
       required: [last_event_id, oldest_available]
       properties:
         last_event_id: { type: integer, description: "The id the replay went on from (at first, the one requested)." }

@@ -40,6 +40,7 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
     public static let badGateway = Status(502)
     public static let serviceUnavailable = Status(503)
     public static let gatewayTimeout = Status(504)
+    public static let insufficientStorage = Status(507)
 
     /// The standard reason phrase, or "Unknown".
     public var reasonPhrase: String {
@@ -68,6 +69,7 @@ public struct Status: RawRepresentable, Hashable, Sendable, CustomStringConverti
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
+        case 507: "Insufficient Storage"
         default: "Unknown"
         }
     }

@@ -76,6 +76,7 @@ enum GatewayLauncher {
             heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
         configuration.pairingRequestTimeout = settings.pairingRequestTimeout
         configuration.presenceTimeout = settings.presenceTimeout
+        configuration.quotas = settings.quotas
         let gateway = Gateway(central: central, configuration: configuration, store: state?.store, logger: logger)
         gateway.start()
         do {

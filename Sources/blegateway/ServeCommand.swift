@@ -148,6 +148,9 @@ struct ServeCommand: AsyncParsableCommand {
             discussion: "Loopback counts like any address; behind a reverse proxy every client has the proxy's address. Past this, or past --max-connections, a new connection is answered 503 at once rather than left waiting."))
     var maxConnectionsPerClient = 128
 
+    @OptionGroup(title: "Quotas")
+    var quotas: QuotaOptions
+
     @Option(
         name: .customLong("request-header-timeout"),
         help: ArgumentHelp(

@@ -2,6 +2,7 @@ import ArgumentParser
 import BlueZ
 import DBus
 import Foundation
+import GatewayAPI
 import Logging
 
 /// The serve command's options with the environment's fallbacks applied
@@ -43,6 +44,8 @@ struct Settings {
 
     /// nil: devices are lost only when bluetoothd removes them.
     var presenceTimeout: Duration?
+
+    var quotas: Quotas
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
@@ -107,6 +110,7 @@ struct Settings {
         pairingRequestTimeout = .milliseconds(Int(command.pairingRequestTimeout * 1000))
 
         mqtt = try MQTTSettings(command.mqtt, environment: environment)
+        quotas = try command.quotas.quotas(environment: environment)
 
         presenceTimeout = command.presenceTimeout > 0 ? .milliseconds(Int(command.presenceTimeout * 1000)) : nil
     }

@@ -156,7 +156,7 @@ import Testing
         let help = try await run([GatewayUnderTest.executable, "serve", "--help"])
         for option in [
             "--listen", "--adapter", "--api-key", "--cors-origin", "--tls-cert", "--tls-key", "--log-level", "--simulate",
-            "--bus", "BLEGATEWAY_API_KEY",
+            "--bus", "BLEGATEWAY_API_KEY", "--max-subscriptions-per-client", "BLEGATEWAY_MAX_KEPT_DEVICES",
         ] {
             #expect(help.output.contains(option), "--help lacks \(option)")
         }

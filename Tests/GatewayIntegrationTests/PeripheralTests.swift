@@ -169,10 +169,12 @@ import Testing
         #expect(registered.first?.properties["LocalName"]?.string == "thermo")
         #expect(registered.first?.properties["Appearance"]?.uint16 == 832)
 
-        // Data too long is refused before bluetoothd is asked.
+        // Data too long is refused before bluetoothd is asked: well formed,
+        // but it cannot be sent.
         let long = try await gateway.request(
             "POST", "/v1/peripheral/advertisements", json: #"{"manufacturer_data":{"76":"00112233445566778899aabbccddeeff001122334455667788"}}"#)
-        #expect(long.status == 400, "\(long)")
+        #expect(long.status == 422, "\(long)")
+        #expect(long.object["type"] as? String == "urn:blegateway:problem:advertisement-too-large")
         #expect(long.object["detail"].map { "\($0)".contains("31") } == true)
 
         // The fifth instance is the last; the sixth is a 409.

@@ -30,6 +30,46 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(repeating: 0x5A, count: 8192), "never reset")
     }
 
+    @Test func anEmptyStoreFileIsAStartupErrorNotANewStore() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/blegateway.sqlite"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        let failure = try await startFailure(stateDirectory: directory)
+        #expect(failure.status == 2)
+        #expect(failure.log.contains(file) && failure.log.contains("empty file"), "\(failure.log)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)).isEmpty, "never adopted")
+    }
+
+    /// Random bytes in the write-ahead log of a killed gateway: SQLite
+    /// drops the commits from the damaged frame on, and the next start
+    /// says so at critical level, with what was held before and now.
+    @Test func aDamagedWriteAheadLogIsReportedLoudlyAtTheNextStart() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gateway = try await GatewayUnderTest.start(stateDirectory: directory)
+        for index in 0..<40 {
+            let body = #"{"device":"AA:00:00:00:01:\#(String(format: "%02X", index))","characteristic":"2a37"}"#
+            #expect(try await gateway.request("POST", "/v1/subscriptions", json: body).status == 201)
+        }
+        await gateway.crash()
+        let wal = directory + "/blegateway.sqlite-wal"
+        var log = [UInt8](try Data(contentsOf: URL(fileURLWithPath: wal)))
+        #expect(log.count > 40 * 1024, "the log holds the commits: \(log.count) bytes")
+        var generator = SystemRandomNumberGenerator()
+        for index in log.count / 2..<log.count / 2 + 64 { log[index] = generator.next() }
+        try Data(log).write(to: URL(fileURLWithPath: wal))
+
+        let restarted = try await GatewayUnderTest.start(stateDirectory: directory)
+        let held = try await restarted.get("/v1/subscriptions").array.count
+        #expect(held < 40)
+        let report = restarted.process.standardError.components(separatedBy: "\n").first { $0.contains("was rolled back") }
+        #expect(report?.contains("critical") == true, "\(restarted.process.standardError.suffix(3000))")
+        #expect(report?.contains("40 standing subscription(s)") == true, "\(report ?? "")")
+        #expect(report?.contains("\(held) and") == true, "\(report ?? "")")
+        #expect(await restarted.stop() == 0)
+    }
+
     @Test func anUnwritableDirectoryIsAStartupError() async throws {
         // A path under a regular file can never be created, even by root.
         let parent = try GatewayUnderTest.makeStateDirectory()

@@ -16,6 +16,11 @@ import Testing
     /// Publishes `payload` to `cmd/<command>` with a response topic under
     /// the reply prefix and `properties`; returns the requester's inbox.
     private func requester(_ world: World, topic: String = "blegateway/replies/t") async throws -> (Client, Inbox) {
+        // The bridge subscribes in the background: commands published before
+        // its subscription is in place would go nowhere.
+        if world.bridge.configuration.commands {
+            #expect(await world.broker.waitForSubscription(client: "blegateway-hall", filter: "blegateway/hall/cmd/+"))
+        }
         let client = try world.broker.client("requester-\(UInt32.random(in: 0...UInt32.max))")
         let inbox = Inbox()
         _ = try await client.subscribe(topic, qos: .atLeastOnce, handler: inbox.handler)

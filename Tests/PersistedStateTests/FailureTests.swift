@@ -36,6 +36,19 @@ import TestSupport
         #expect(error.message.contains(store.path))
     }
 
+    @Test func aTruncatedFileIsFoundAtOpen() async throws {
+        let temporary = try TemporaryDirectory()
+        let store = try Store.open(directory: temporary.path, options: testOptions())
+        for index in 0..<5_000 { store.append(type: "n", data: Array(repeating: UInt8(index % 256), count: 200)) }
+        try await store.flush()
+        await store.close()
+        let bytes = contents(store.path)
+        #expect(truncate(store.path, off_t(bytes.count / 2)) == 0)
+        let error = try openFailure(temporary.path)
+        #expect(error.code == .corrupt, "\(error.message)")
+        #expect(error.message.contains(store.path))
+    }
+
     @Test func aStoreFromANewerGatewayIsRefused() async throws {
         let temporary = try TemporaryDirectory()
         let store = try Store.open(directory: temporary.path, options: testOptions())

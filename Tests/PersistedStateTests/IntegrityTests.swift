@@ -7,7 +7,11 @@ import Testing
 /// reported at open, and event ids handed out but never stored (a full
 /// disk) are a known gap, across restarts.
 @Suite struct IntegrityTests {
-    @Test func aDamagedWriteAheadLogIsReportedWithWhatItRolledBack() async throws {
+    /// How a write-ahead log gets damaged: bytes overwritten, or cut short.
+    enum Damage: CaseIterable, Sendable { case randomBytes, truncated }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedWriteAheadLogIsReportedWithWhatItRolledBack(_ damage: Damage) async throws {
         let original = try TemporaryDirectory()
         let store = try Store.open(directory: original.path, options: testOptions())
         for index in 0..<100 {
@@ -24,9 +28,14 @@ import Testing
         await store.close()
         var log = contents(crashed.file(Store.fileName + "-wal"))
         #expect(log.count > 100 * 1024, "the log holds \(log.count) bytes")
-        var generator = SystemRandomNumberGenerator()
-        let offset = log.count / 2
-        for index in offset..<offset + 64 { log[index] = generator.next() }
+        switch damage {
+        case .randomBytes:
+            var generator = SystemRandomNumberGenerator()
+            let offset = log.count / 2
+            for index in offset..<offset + 64 { log[index] = generator.next() }
+        case .truncated:
+            log.removeLast(log.count / 2)
+        }
         #expect(FileManager.default.createFile(atPath: crashed.file(Store.fileName + "-wal"), contents: Data(log)))
 
         let damaged = try Store.open(directory: crashed.path, options: testOptions())

@@ -1,4 +1,5 @@
 import AsyncPrimitives
+import DBus
 import Synchronization
 
 /// Keeps devices connected, with nobody asking: connects whenever a kept
@@ -33,6 +34,14 @@ public final class ConnectionKeeper: Sendable {
             for _ in 2..<min(attempt, 32) where delay < maximumDelay { delay *= 2 }
             return min(delay, maximumDelay)
         }
+
+        /// Whether attempt `attempt` is worth announcing: the first, each
+        /// one whose pause grew, and then every power of two, so that a
+        /// device that stays away adds announcements ever more rarely
+        /// (its `failedAttempts` counts every one).
+        func announces(attempt: Int) -> Bool {
+            attempt <= 1 || delay(before: attempt) > delay(before: attempt - 1) || attempt & (attempt - 1) == 0
+        }
     }
 
     /// A step of keeping a device connected.
@@ -40,7 +49,8 @@ public final class ConnectionKeeper: Sendable {
         /// Attempt `attempt` to (re)connect starts after `delay`, because of
         /// `reason` (`kept` for the first, else why the link was lost or
         /// the previous attempt failed: a BlueZ error code or disconnect
-        /// reason).
+        /// reason). Every attempt is an event; `announces` says which are
+        /// worth passing on to people.
         case reconnecting(adapter: String, address: BluetoothAddress, attempt: Int, reason: String, delay: Duration)
         /// The device is connected (after `attempts` attempts; 0 when it
         /// was connected already).
@@ -74,6 +84,8 @@ public final class ConnectionKeeper: Sendable {
     private struct Entry {
         var device: KeptDevice
         var task: Task<Void, Never>?
+        /// The device as bluetoothd last listed it while kept.
+        var snapshot: Device?
     }
 
     private struct State {
@@ -92,6 +104,15 @@ public final class ConnectionKeeper: Sendable {
     }
 
     private static func key(_ adapter: String, _ address: BluetoothAddress) -> String { "\(adapter)/\(address)" }
+
+    /// Whether `event` is worth passing on to people (an event log, a
+    /// broker): every event but the `reconnecting` attempts of a device
+    /// that stays away, which are announced ever more rarely (see
+    /// `Policy.announces`), so that it cannot flood them.
+    public func announces(_ event: Event) -> Bool {
+        guard case .reconnecting(_, _, let attempt, _, _) = event else { return true }
+        return policy.announces(attempt: attempt)
+    }
 
     /// The keeper's events from now on.
     public func events(bufferSize: Int = 1024) -> AsyncStream<Event> {
@@ -152,6 +173,23 @@ public final class ConnectionKeeper: Sendable {
         state.withLock { $0.entries[Self.key(adapter, address)]?.device }
     }
 
+    /// A kept device as bluetoothd last listed it, disconnected, or (never
+    /// listed since it was kept) with nothing but its address: what the
+    /// gateway knows of it while bluetoothd does not list it (restarting,
+    /// or the device out of range). Nil if the device is not kept.
+    public func lastKnown(_ address: BluetoothAddress, adapter: String) -> Device? {
+        guard let entry = state.withLock({ $0.entries[Self.key(adapter, address)] }) else { return nil }
+        var device =
+            entry.snapshot
+            ?? Device(
+                path: ObjectPath(unchecked: "/org/bluez/\(adapter)/\(address.objectPathElement)"), adapter: adapter,
+                address: address)
+        device.connected = false
+        device.servicesResolved = false
+        device.mtu = nil
+        return device
+    }
+
     /// Stops every keeping task, leaving the connections as they are (for
     /// the next start to keep), and ends the event streams.
     public func stop() {
@@ -177,7 +215,9 @@ public final class ConnectionKeeper: Sendable {
     }
 
     private func isConnected(_ address: BluetoothAddress, adapter: String) -> Bool {
-        (try? central.device(address, adapter: adapter))?.connected ?? false
+        guard let device = try? central.device(address, adapter: adapter) else { return false }
+        state.withLock { $0.entries[Self.key(adapter, address)]?.snapshot = device }
+        return device.connected
     }
 
     /// Keeps one device connected until cancelled or given up.

@@ -46,6 +46,9 @@ public struct Advertisement: Sendable, Hashable {
     /// The most bytes of legacy advertising data (and of scan response
     /// data) a controller takes (Core Specification Vol 6, Part B, 2.3.1).
     public static let maximumDataLength = 31
+    /// The error name `validate` gives data or a name that does not fit
+    /// (what bluetoothd would refuse, with a vaguer "Failed").
+    public static let tooLongErrorName = "org.bluez.Error.InvalidLength"
 
     /// The bytes the advertising data takes, as bluetoothd builds it: the
     /// Flags bluetoothd adds, service UUIDs, manufacturer and service
@@ -83,13 +86,13 @@ public struct Advertisement: Sendable, Hashable {
             throw BlueZError(
                 .invalidArguments,
                 "the advertising data takes \(dataLength) bytes (Flags included); at most \(Self.maximumDataLength) fit",
-                dbusName: "org.bluez.Error.InvalidLength")
+                dbusName: Self.tooLongErrorName)
         }
         if localNameLength > Self.maximumDataLength {
             throw BlueZError(
                 .invalidArguments,
                 "the local name takes \(localNameLength) bytes of the scan response; at most \(Self.maximumDataLength) fit",
-                dbusName: "org.bluez.Error.InvalidLength")
+                dbusName: Self.tooLongErrorName)
         }
         for interval in [minInterval, maxInterval].compactMap({ $0 }) where !(20...10_485).contains(interval) {
             throw BlueZError(.invalidArguments, "an advertising interval is 20 to 10485 ms, not \(interval)")

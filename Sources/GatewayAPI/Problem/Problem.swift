@@ -85,6 +85,14 @@ extension Problem.Kind {
     /// full, the file became unwritable, ... Nothing was changed.
     public static let stateStoreFailed = Self(
         "state-store-failed", title: "The gateway's state store cannot save the change")
+    /// The client holds as many of a resource as its quota allows (429).
+    public static let quotaExceeded = Self("quota-exceeded", title: "This client's quota for the resource is used up")
+    /// The gateway holds as many of a resource as it allows in all (507).
+    public static let capacityExhausted = Self(
+        "capacity-exhausted", title: "The gateway holds as many of the resource as it allows")
+    /// A well-formed advertisement whose data does not fit in 31 bytes (422).
+    public static let advertisementTooLarge = Self(
+        "advertisement-too-large", title: "The advertisement does not fit in the 31 bytes of advertising data")
     // Bluetooth.
     public static let notConnected = Self("not-connected", title: "The device is not connected")
     public static let inProgress = Self("in-progress", title: "Another operation is in progress")

@@ -17,8 +17,16 @@ extension Gateway {
         router.get("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let encoding = try request.encoding()
-            let device = try central.device(address, adapter: adapter)
-            return .json(ModelJSON.device(device, encoding: encoding))
+            do {
+                return .json(ModelJSON.device(try central.device(address, adapter: adapter), encoding: encoding))
+            } catch let error as BlueZError where error.code == .notFound {
+                // A kept device is known even while bluetoothd does not
+                // list it (restarting, or the device out of range): never
+                // a 404 for it. While BlueZ is gone the call above says 503.
+                guard let kept = try? keptAdapter(address, adapter), let device = keeper.lastKnown(address, adapter: kept)
+                else { throw error }
+                return .json(ModelJSON.device(device, encoding: encoding))
+            }
         }
         router.delete("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)

@@ -11,6 +11,10 @@ extension Gateway {
             let maxAttempts = try body.int("max_attempts", in: 1...1_000_000)
             let label = try body.string("label", maxLength: 128)
             let adapter = try keptAdapter(address, requested)
+            let key = Self.keptKey(adapter, address)
+            let client = client(request)
+            // Changing a kept device's options takes no new place.
+            let slot = quotas.holds(.keptDevice, key: key) ? nil : try quotas.reserve(.keptDevice, for: client)
             if let store {
                 var members: [(String, JSON)] = maxAttempts.map { [("max_attempts", .int($0))] } ?? []
                 if let label { members.append(("label", .string(label))) }
@@ -18,12 +22,15 @@ extension Gateway {
                 var bytes: [UInt8] = []
                 options.write(to: &bytes)
                 do throws(StoreError) {
-                    _ = try await store.keep(KeptConnection(adapter: adapter, address: address.description, options: bytes))
+                    _ = try await store.keep(
+                        KeptConnection(adapter: adapter, address: address.description, options: bytes, owner: client.rawValue))
                 } catch {
+                    if let slot { quotas.cancel(slot) }
                     throw Self.storeProblem(error)
                 }
             }
             let isNew = keeper.keep(address, adapter: adapter, maxAttempts: maxAttempts, label: label)
+            if let slot { quotas.assign(slot, key: key) }
             let kept = keeper.keptDevice(address, adapter: adapter)
             return .json(kept.map(Self.keptJSON) ?? .null, status: isNew ? .created : .ok)
         }
@@ -47,6 +54,7 @@ extension Gateway {
                 }
             }
             if keeper.release(address, adapter: adapter) { removed = true }
+            quotas.release(.keptDevice, key: Self.keptKey(adapter, address))
             guard removed else {
                 throw Problem(.notFound, status: .notFound, detail: "\(address) on \(adapter) is not kept connected")
             }
@@ -78,10 +86,16 @@ extension Gateway {
         return first
     }
 
-    /// A change the store could not save: a 500 that says why (the
-    /// store's message names the file and the fix), with nothing changed.
+    /// A kept device's name in the quota ledger.
+    static func keptKey(_ adapter: String, _ address: BluetoothAddress) -> String { "\(adapter)/\(address)" }
+
+    /// A change the store could not save: a 500 (507 when the disk is
+    /// full) that says why (the store's message names the file and the
+    /// fix), with nothing changed.
     static func storeProblem(_ error: StoreError) -> Problem {
-        Problem(.stateStoreFailed, status: .internalServerError, detail: "nothing was changed: \(error.message)")
+        Problem(
+            .stateStoreFailed, status: error.code == .diskFull ? .insufficientStorage : .internalServerError,
+            detail: "nothing was changed: \(error.message)")
     }
 
     static func keptJSON(_ kept: ConnectionKeeper.KeptDevice) -> JSON {
@@ -111,6 +125,7 @@ extension Gateway {
                 if case .string(let value)? = members.first(where: { $0.0 == "label" })?.1 { label = value }
             }
             keeper.keep(address, adapter: kept.adapter, maxAttempts: maxAttempts, label: label)
+            quotas.restore(.keptDevice, key: Self.keptKey(kept.adapter, address), owner: ClientID(stored: kept.owner))
             restored += 1
         }
         return restored

@@ -16,11 +16,22 @@ extension Gateway {
             let body = try JSONBody(request, allowed: Self.applicationFields)
             let adapter = try adapterField(body, request)
             let definition = try PeripheralJSON.application(body)
-            let id = try await peripheral.publish(definition, adapter: adapter)
-            let published = try peripheral.application(id)
-            try await persist(.application, id: id, adapter: published.adapter, definition: request.body) {
-                _ = try? await peripheral.removeApplication(id)
+            let slot = try quotas.reserve(.application, for: client(request))
+            let id: String
+            let published: PublishedApplication
+            do {
+                id = try await peripheral.publish(definition, adapter: adapter)
+                published = try peripheral.application(id)
+                try await persist(
+                    .application, id: id, adapter: published.adapter, definition: request.body, owner: slot.owner
+                ) {
+                    _ = try? await peripheral.removeApplication(id)
+                }
+            } catch {
+                quotas.cancel(slot)
+                throw error
             }
+            quotas.assign(slot, key: id)
             var response = Response.json(PeripheralJSON.application(published, encoding: .hex), status: .created)
             response.headers["Location"] = "\(applications)/\(id)"
             return response
@@ -36,6 +47,7 @@ extension Gateway {
         router.delete(applications + "/{id}") { [self] request in
             let id = request.pathParameter("id")
             try await peripheral.removeApplication(id)
+            quotas.release(.application, key: id)
             try await forget(.application, id: id)
             return Response(status: .noContent)
         }
@@ -103,19 +115,33 @@ extension Gateway {
             let body = try JSONBody(request, allowed: PeripheralJSON.advertisementFields)
             let adapter = try adapterField(body, request)
             let definition = try PeripheralJSON.advertisement(body)
+            let slot = try quotas.reserve(.advertisement, for: client(request))
             let id: String
+            let published: PublishedAdvertisement
             do {
                 id = try await peripheral.advertise(definition, adapter: adapter)
+                published = try peripheral.advertisement(id)
+                try await persist(
+                    .advertisement, id: id, adapter: published.adapter, definition: request.body, owner: slot.owner
+                ) {
+                    _ = try? await peripheral.stopAdvertising(id)
+                }
+            } catch let error as BlueZError where error.dbusName == Advertisement.tooLongErrorName {
+                // Well formed, but 31 bytes cannot hold it (an iBeacon, an
+                // Eddystone URL and service UUIDs together): a 422.
+                quotas.cancel(slot)
+                throw Problem(.advertisementTooLarge, status: .unprocessableContent, detail: error.message)
             } catch let error as BlueZError where error.code == .notPermitted {
+                quotas.cancel(slot)
                 throw Problem(
                     .notPermitted, status: .conflict,
                     detail: "\(error.dbusMessage ?? error.message): every advertising instance of the adapter is in use; stop one first",
                     dbusError: error.dbusName)
+            } catch {
+                quotas.cancel(slot)
+                throw error
             }
-            let published = try peripheral.advertisement(id)
-            try await persist(.advertisement, id: id, adapter: published.adapter, definition: request.body) {
-                _ = try? await peripheral.stopAdvertising(id)
-            }
+            quotas.assign(slot, key: id)
             var response = Response.json(PeripheralJSON.advertisement(published), status: .created)
             response.headers["Location"] = "\(advertisements)/\(id)"
             return response
@@ -129,6 +155,7 @@ extension Gateway {
         router.delete(advertisements + "/{id}") { [self] request in
             let id = request.pathParameter("id")
             try await peripheral.stopAdvertising(id)
+            quotas.release(.advertisement, key: id)
             try await forget(.advertisement, id: id)
             return Response(status: .noContent)
         }
@@ -149,12 +176,13 @@ extension Gateway {
     /// it); when the store fails, `undo` withdraws it and the client gets
     /// the store's problem, so nothing runs that would not come back.
     private func persist(
-        _ kind: PublishedItem.Kind, id: String, adapter: String, definition: [UInt8],
+        _ kind: PublishedItem.Kind, id: String, adapter: String, definition: [UInt8], owner: ClientID,
         undo: () async -> Void
     ) async throws(Problem) {
         guard let store else { return }
         do throws(StoreError) {
-            try await store.savePublished(PublishedItem(kind: kind, id: id, adapter: adapter, definition: definition))
+            try await store.savePublished(
+                PublishedItem(kind: kind, id: id, adapter: adapter, definition: definition, owner: owner.rawValue))
         } catch {
             await undo()
             throw Self.storeProblem(error)
@@ -184,11 +212,13 @@ extension Gateway {
                 case .application:
                     let definition = try PeripheralJSON.application(JSONBody(json: item.definition, allowed: Self.applicationFields))
                     failure = await peripheral.restore(definition, id: item.id, adapter: item.adapter, values: item.values)
+                    quotas.restore(.application, key: item.id, owner: ClientID(stored: item.owner))
                     restored.applications += 1
                 case .advertisement:
                     let definition = try PeripheralJSON.advertisement(
                         JSONBody(json: item.definition, allowed: PeripheralJSON.advertisementFields))
                     failure = await peripheral.restore(definition, id: item.id, adapter: item.adapter)
+                    quotas.restore(.advertisement, key: item.id, owner: ClientID(stored: item.owner))
                     restored.advertisements += 1
                 }
             } catch {

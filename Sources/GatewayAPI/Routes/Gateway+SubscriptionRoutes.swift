@@ -4,7 +4,9 @@ import PersistedState
 
 extension Gateway {
     func addSubscriptionRoutes(to router: inout Router) {
-        // Stored before the answer: the store has committed it.
+        // Stored before the answer: the store has committed it. An
+        // identical subscription (same device, adapter, characteristic,
+        // service and mode) is answered with the existing one: 200, not 201.
         router.post("/v1/subscriptions") { [self] request in
             let body = try JSONBody(request, allowed: ["device", "characteristic", "service", "mode", "adapter"])
             guard let deviceText = try body.string("device") else { throw Problem.invalidParameter("device", "is required") }
@@ -32,23 +34,38 @@ extension Gateway {
                 characteristic = .uuid(uuid.description)
                 serviceText = service?.description
             }
-            let subscription: StandingSubscription
+            let client = client(request)
+            var subscription = StandingSubscription(
+                id: 0, adapter: adapter, address: address.description, service: serviceText,
+                characteristic: characteristic, mode: mode, created: .now, owner: client.rawValue)
+            try await subscriptionCreation.acquire()
+            defer { subscriptionCreation.release() }
+            if let existing = standing.entry(identicalTo: subscription) {
+                var response = Response.json(Self.subscriptionJSON(existing))
+                response.headers["Content-Location"] = "/v1/subscriptions/\(existing.subscription.id)"
+                return response
+            }
+            let slot = try quotas.reserve(.standingSubscription, for: client)
             if let store {
                 do throws(StoreError) {
                     subscription = try await store.addSubscription(
                         adapter: adapter, address: address.description, service: serviceText,
-                        characteristic: characteristic, mode: mode)
+                        characteristic: characteristic, mode: mode, owner: client.rawValue)
                 } catch {
+                    quotas.cancel(slot)
                     throw Self.storeProblem(error)
                 }
             } else {
                 subscription = StandingSubscription(
                     id: standing.makeLocalID(), adapter: adapter, address: address.description, service: serviceText,
-                    characteristic: characteristic, mode: mode, created: .now)
+                    characteristic: characteristic, mode: mode, created: .now, owner: client.rawValue)
             }
+            quotas.assign(slot, key: String(subscription.id))
             standing.start(subscription)
             let entry = standing.entry(subscription.id)
-            return .json(entry.map(Self.subscriptionJSON) ?? .null, status: .created)
+            var response = Response.json(entry.map(Self.subscriptionJSON) ?? .null, status: .created)
+            response.headers["Location"] = "/v1/subscriptions/\(subscription.id)"
+            return response
         }
         router.get("/v1/subscriptions") { [self] _ in
             .json(.array(standing.entries.map(Self.subscriptionJSON)))
@@ -71,6 +88,7 @@ extension Gateway {
                 }
             }
             if standing.remove(id) { removed = true }
+            quotas.release(.standingSubscription, key: String(id))
             guard removed else {
                 throw Problem(.notFound, status: .notFound, detail: "there is no standing subscription \(id)")
             }
@@ -105,7 +123,10 @@ extension Gateway {
     public func restoreSubscriptions() async throws(StoreError) -> Int {
         guard let store else { return 0 }
         let subscriptions = try await store.subscriptions()
-        for subscription in subscriptions { standing.start(subscription) }
+        for subscription in subscriptions {
+            standing.start(subscription)
+            quotas.restore(.standingSubscription, key: String(subscription.id), owner: ClientID(stored: subscription.owner))
+        }
         return subscriptions.count
     }
 }

@@ -69,6 +69,19 @@ final class StandingSubscriptions: Sendable {
 
     func entry(_ id: Int64) -> Entry? { state.withLock { $0.entries[id] } }
 
+    /// The subscription held with the same adapter, device, characteristic,
+    /// service and mode as `subscription` (whoever made it), if any.
+    func entry(identicalTo subscription: StandingSubscription) -> Entry? {
+        state.withLock { state in
+            state.entries.values.first { entry in
+                let held = entry.subscription
+                return held.adapter == subscription.adapter && held.address == subscription.address
+                    && held.characteristic == subscription.characteristic && held.service == subscription.service
+                    && held.mode == subscription.mode
+            }
+        }
+    }
+
     /// Every standing subscription, by id.
     var entries: [Entry] { state.withLock { $0.entries.values.sorted { $0.subscription.id < $1.subscription.id } } }
 

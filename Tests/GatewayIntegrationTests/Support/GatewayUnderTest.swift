@@ -135,10 +135,14 @@ final class GatewayUnderTest: Sendable {
     // MARK: HTTP
 
     /// One request with curl; the status, headers and body of the answer.
+    /// `source`: the local address to connect from (another loopback
+    /// address is another client).
     func request(
-        _ method: String, _ path: String, json: String? = nil, body: [UInt8]? = nil, headers: [String: String] = [:]
+        _ method: String, _ path: String, json: String? = nil, body: [UInt8]? = nil, headers: [String: String] = [:],
+        source: String? = nil
     ) async throws -> HTTPAnswer {
         var arguments = ["curl", "-sS", "-i", "-k", "--max-time", "60", "-X", method, "-H", "Expect:"]
+        if let source { arguments += ["--interface", source] }
         var bodyFile: String?
         if let json {
             arguments += ["-H", "Content-Type: application/json", "--data-binary", json]

@@ -1,0 +1,168 @@
+"""`GatewayBleakScanner`: Bleak's scanner backend over a gateway's scan stream."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Literal
+
+from bleak.backends.device import BLEDevice
+from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback, BaseBleakScanner
+from bleak.exc import BleakError
+
+from ..gateway import Gateway
+from ..models import Device, ScanEvent
+from ..problem import GatewayError, GatewayUnreachable
+from ..stream import EventStream
+from .config import current
+from .errors import BleakGatewayError, bleak_error
+
+logger = logging.getLogger(__name__)
+
+
+def advertisement_data(device: Device) -> AdvertisementData:
+    """The advertisement data as Bleak's BlueZ backend fills it from Device1's properties."""
+    return AdvertisementData(
+        local_name=device.name,
+        manufacturer_data=dict(device.manufacturer_data),
+        service_data=dict(device.service_data),
+        service_uuids=list(device.service_uuids),
+        tx_power=device.tx_power,
+        # BlueZ leaves RSSI out when it has none; Bleak then says -127.
+        rssi=device.rssi if device.rssi is not None and device.rssi != 127 else -127,
+        platform_data=(device.address, device),
+    )
+
+
+def display_name(device: Device) -> str | None:
+    """The name Bleak's BlueZ backend gives a BLEDevice: BlueZ's Alias,
+    except the one BlueZ makes up from the address when it has no name."""
+    if device.alias is None or device.alias == device.address.replace(":", "-"):
+        return None
+    return device.alias
+
+
+def ble_device(device: Device) -> BLEDevice:
+    return BLEDevice(device.address, display_name(device), device)
+
+
+class GatewayBleakScanner(BaseBleakScanner):
+    """Scans through a gateway (`GET /v1/scan`, every advertisement).
+
+    For `BleakScanner(backend=GatewayBleakScanner)`; the gateway is the one
+    `blegateway.bleak.use()` named, or `BLEGATEWAY_URL`, or
+    `gateway="http://..."` among the scanner's keyword arguments.
+    `bluez={"adapter": "hci1"}` picks the gateway's adapter, and the
+    discovery filters `RSSI` and `DuplicateData` are honoured.
+
+    If the stream breaks (the gateway restarts), the scan is opened again
+    until `stop()`; `stop()` raises the error if the scan is down then.
+    """
+
+    def __init__(
+        self,
+        detection_callback: AdvertisementDataCallback | None,
+        service_uuids: list[str] | None,
+        scanning_mode: Literal["active", "passive"] = "active",
+        *,
+        bluez: dict[str, Any] | None = None,
+        gateway: str | None = None,
+        api_key: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(detection_callback, service_uuids)
+        if scanning_mode == "passive":
+            raise BleakError(
+                "passive scanning is not available through blegateway: bluetoothd 5.66 discovers actively only"
+            )
+        self._config = current(gateway, api_key)
+        bluez = bluez or {}
+        self._adapter: str | None = bluez.get("adapter")
+        filters: dict[str, Any] = dict(bluez.get("filters") or {})
+        self._filters: dict[str, Any] = {"duplicates": True}
+        if "RSSI" in filters:
+            self._filters["rssi"] = int(filters.pop("RSSI"))
+        if "DuplicateData" in filters:
+            self._filters["duplicates"] = bool(filters.pop("DuplicateData"))
+        uuids = filters.pop("UUIDs", None)
+        filters.pop("Transport", None)
+        for name in filters:
+            logger.warning("Filter '%s' is not currently supported.", name)
+        self._uuids: list[str] = list(uuids if uuids is not None else self._service_uuids or [])
+        self._gateway: Gateway | None = None
+        self._stream: EventStream[ScanEvent] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+
+    async def start(self) -> None:
+        if self._task is not None:
+            raise BleakError("Scanner is already running")
+        self.seen_devices = {}
+        self._failure = None
+        self._gateway = self._config.gateway()
+        try:
+            self._stream = await self._open()
+        except BaseException:
+            await self._gateway.aclose()
+            self._gateway = None
+            raise
+        self._task = asyncio.create_task(self._read())
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self._stream is not None:
+            await self._stream.aclose()
+            self._stream = None
+        if self._gateway is not None:
+            await self._gateway.aclose()
+            self._gateway = None
+        failure, self._failure = self._failure, None
+        if failure is not None:
+            raise failure
+
+    async def _open(self) -> EventStream[ScanEvent]:
+        assert self._gateway is not None
+        stream = self._gateway.scan_stream(services=self._uuids, adapter=self._adapter, **self._filters)
+        try:
+            return await stream.open()
+        except GatewayError as error:
+            raise bleak_error(error) from error
+
+    async def _read(self) -> None:
+        while True:
+            assert self._stream is not None
+            try:
+                async for event in self._stream:
+                    self._handle(event)
+            except GatewayUnreachable as error:
+                self._failure = BleakGatewayError(error)
+                logger.warning("scan stream broke (%s); opening it again", error)
+            await self._stream.aclose()
+            await asyncio.sleep(1.0)
+            try:
+                self._stream = await self._open()
+                self._failure = None
+            except (BleakError, TimeoutError) as error:
+                self._failure = error
+                logger.warning("scan through %s could not be opened again: %s", self._config.url, error)
+
+    def _handle(self, event: ScanEvent) -> None:
+        device = event.device
+        if device is None:
+            if event.event == "scan-stopped":
+                logger.warning("the gateway stopped the scan (%s)", event.reason)
+            return
+        if event.event == "lost":
+            if event.reason == "removed":
+                self.seen_devices.pop(device.address, None)
+            return
+        advertisement = advertisement_data(device)
+        if not self.is_allowed_uuid(advertisement.service_uuids):
+            return
+        found = self.create_or_update_device(
+            device.address, device.address, display_name(device), device, advertisement
+        )
+        self.call_detection_callbacks(found, advertisement)
