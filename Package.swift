@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "PersistedState", targets: ["PersistedState"]),
         .library(name: "MQTT", targets: ["MQTT"]),
         .library(name: "MQTTBridge", targets: ["MQTTBridge"]),
+        .library(name: "GatewayCoreBluetooth", targets: ["GatewayCoreBluetooth"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
     ],
@@ -106,10 +107,13 @@ let package = Package(
             name: "MQTTBridge",
             dependencies: ["GatewayAPI", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
         ),
+        // Core Bluetooth's API over the gateway's public HTTP + SSE API: a
+        // client, so it depends on no server module.
+        .target(name: "GatewayCoreBluetooth"),
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge", "PersistedState",
+                "GatewayAPI", "GatewayCoreBluetooth", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge", "PersistedState",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -154,8 +158,9 @@ let package = Package(
         // executable only so that it is built first.
         .testTarget(
             name: "GatewayIntegrationTests",
-            dependencies: ["blegateway", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport"]
+            dependencies: ["blegateway", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport", "GatewayCoreBluetooth"]
         ),
+        .testTarget(name: "GatewayCoreBluetoothTests", dependencies: ["GatewayCoreBluetooth"]),
     ],
     swiftLanguageModes: [.v6]
 )

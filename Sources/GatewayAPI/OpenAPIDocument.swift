@@ -778,6 +778,7 @@ paths:
                   minimum: 1
                   maximum: 1000000
                   description: Give up after this many failed attempts in a row (`given-up`); without it, never.
+                label: { $ref: "#/components/schemas/Label" }
       responses:
         "200":
           description: The device was kept already.
@@ -2355,6 +2356,15 @@ components:
         failed_attempts: { type: integer, minimum: 0, description: Failed attempts since the device was last connected. }
         max_attempts: { type: [integer, "null"], description: "Given up after this many failed attempts; null: never." }
         last_reason: { type: string, description: Why the link was last lost or the last attempt failed. }
+        label: { $ref: "#/components/schemas/Label" }
+    Label:
+      type: string
+      maxLength: 128
+      description: |
+        The client's own name for what it asked the gateway to keep (a
+        kept connection, a published application), stored with it and
+        given back unchanged, so that a client that starts again finds its
+        own: Core Bluetooth's restore identifier, for GatewayCoreBluetooth.
     GatewayEvent:
       type: object
       required: [type, timestamp]
@@ -2531,6 +2541,7 @@ components:
       additionalProperties: false
       properties:
         adapter: { type: string, pattern: "^hci[0-9]{1,4}$" }
+        label: { $ref: "#/components/schemas/Label" }
         services:
           type: array
           minItems: 1
@@ -2586,6 +2597,7 @@ components:
       properties:
         id: { type: string }
         adapter: { type: string }
+        label: { $ref: "#/components/schemas/Label" }
         registered: { type: boolean, description: Whether bluetoothd has it registered now. }
         services:
           type: array

@@ -11,9 +11,19 @@ struct BLEGateway: AsyncParsableCommand {
         discussion: """
             Run `blegateway serve --simulate` for a demo without Bluetooth hardware (a built-in \
             BlueZ simulator on a private bus), or `blegateway serve` beside bluetoothd.
+
+            The other commands are clients of a running gateway (--url, or BLEGATEWAY_URL; \
+            default http://127.0.0.1:8080), as bluetoothctl is of bluetoothd:
+              blegateway scan --service 180d           blegateway connect C4:7C:8D:6A:3E:01
+              blegateway gatt C4:7C:8D:6A:3E:01         blegateway read C4:7C:8D:6A:3E:01 2a38
+              blegateway notify C4:7C:8D:6A:3E:01 2a37  blegateway events --type device-connected
             """,
         version: version,
-        subcommands: [ServeCommand.self, HealthCommand.self])
+        subcommands: [
+            ServeCommand.self, HealthCommand.self, ScanCommand.self, DevicesCommand.self, ConnectCommand.self,
+            DisconnectCommand.self, GATTCommand.self, ReadCommand.self, WriteCommand.self, NotifyCommand.self, PairCommand.self,
+            EventsCommand.self, KeepCommand.self, SubscribeCommand.self, VersionCommand.self,
+        ])
 
     static func main() async {
         await Self.main(SimulateArgument.normalized(Array(CommandLine.arguments.dropFirst())))

@@ -228,8 +228,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    @Flag(help: "Print the settings the options, the environment and the defaults make, and exit.")
+    var printConfig = false
+
     func run() async throws {
         let settings = try Settings(self, environment: ProcessInfo.processInfo.environment)
+        if printConfig { return print(settings.summary) }
         Self.bootstrapLogging(settings)
         MetricsBackend.bootstrap()
         let logger = Logger(label: "blegateway")

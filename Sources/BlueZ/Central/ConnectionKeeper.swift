@@ -77,6 +77,8 @@ public final class ConnectionKeeper: Sendable {
         public var failedAttempts: Int
         /// Why the last attempt failed or the link was lost, if it did.
         public var lastReason: String?
+        /// The client's own name for this keeping (opaque to the keeper).
+        public var label: String?
     }
 
     private struct Entry {
@@ -117,16 +119,17 @@ public final class ConnectionKeeper: Sendable {
         broadcast.subscribe(bufferSize: bufferSize)
     }
 
-    /// Starts keeping the device connected (or changes its `maxAttempts`).
-    /// True if it was not kept before.
+    /// Starts keeping the device connected (or changes its `maxAttempts`
+    /// and `label`). True if it was not kept before.
     @discardableResult
-    public func keep(_ address: BluetoothAddress, adapter: String, maxAttempts: Int? = nil) -> Bool {
+    public func keep(_ address: BluetoothAddress, adapter: String, maxAttempts: Int? = nil, label: String? = nil) -> Bool {
         let key = Self.key(adapter, address)
         central.leaveConnectedOnStop(address, adapter: adapter, true)
         let (isNew, start) = state.withLock { state -> (Bool, Bool) in
             guard !state.stopped else { return (false, false) }
             if var entry = state.entries[key] {
                 entry.device.maxAttempts = maxAttempts
+                entry.device.label = label
                 let restart = entry.device.status == .givenUp
                 if restart {
                     entry.device.status = .connecting
@@ -138,7 +141,7 @@ public final class ConnectionKeeper: Sendable {
             state.entries[key] = Entry(
                 device: KeptDevice(
                     adapter: adapter, address: address, maxAttempts: maxAttempts, status: .connecting, failedAttempts: 0,
-                    lastReason: nil))
+                    lastReason: nil, label: label))
             return (true, true)
         }
         if start {

@@ -3,9 +3,12 @@
 /// takes them (doc/org.bluez.GattManager.rst).
 public struct GATTApplication: Sendable, Hashable {
     public var services: [Service]
+    /// The client's own name for the application (opaque to BlueZ).
+    public var label: String?
 
-    public init(services: [Service]) {
+    public init(services: [Service], label: String? = nil) {
         self.services = services
+        self.label = label
     }
 
     /// A local service (`org.bluez.GattService1`).

@@ -127,7 +127,7 @@ enum PeripheralJSON {
                     uuid: try service["uuid", in: members].uuid(),
                     primary: try service["primary", in: members].bool() ?? true, characteristics: characteristics))
         }
-        return GATTApplication(services: services)
+        return GATTApplication(services: services, label: try body.string("label", maxLength: 128))
     }
 
     static let advertisementFields: Set<String> = [
@@ -245,10 +245,9 @@ enum PeripheralJSON {
                 ("characteristics", .array(characteristics)),
             ])
         }
-        return .object([
-            ("id", .string(application.id)), ("adapter", .string(application.adapter)),
-            ("registered", .bool(application.registered)), ("services", .array(services)),
-        ])
+        var members: [(String, JSON)] = [("id", .string(application.id)), ("adapter", .string(application.adapter))]
+        if let label = application.definition.label { members.append(("label", .string(label))) }
+        return .object(members + [("registered", .bool(application.registered)), ("services", .array(services))])
     }
 
     static func advertisement(_ published: PublishedAdvertisement) -> JSON {

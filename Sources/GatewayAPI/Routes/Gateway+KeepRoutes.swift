@@ -7,15 +7,18 @@ extension Gateway {
         // Keeping is durable before the answer: the store has committed it.
         router.put("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
-            let body = try JSONBody(request, allowed: ["max_attempts"], optional: true)
+            let body = try JSONBody(request, allowed: ["max_attempts", "label"], optional: true)
             let maxAttempts = try body.int("max_attempts", in: 1...1_000_000)
+            let label = try body.string("label", maxLength: 128)
             let adapter = try keptAdapter(address, requested)
             let key = Self.keptKey(adapter, address)
             let client = client(request)
             // Changing a kept device's options takes no new place.
             let slot = quotas.holds(.keptDevice, key: key) ? nil : try quotas.reserve(.keptDevice, for: client)
             if let store {
-                let options = JSON.object(maxAttempts.map { [("max_attempts", .int($0))] } ?? [])
+                var members: [(String, JSON)] = maxAttempts.map { [("max_attempts", .int($0))] } ?? []
+                if let label { members.append(("label", .string(label))) }
+                let options = JSON.object(members)
                 var bytes: [UInt8] = []
                 options.write(to: &bytes)
                 do throws(StoreError) {
@@ -26,7 +29,7 @@ extension Gateway {
                     throw Self.storeProblem(error)
                 }
             }
-            let isNew = keeper.keep(address, adapter: adapter, maxAttempts: maxAttempts)
+            let isNew = keeper.keep(address, adapter: adapter, maxAttempts: maxAttempts, label: label)
             if let slot { quotas.assign(slot, key: key) }
             let kept = keeper.keptDevice(address, adapter: adapter)
             return .json(kept.map(Self.keptJSON) ?? .null, status: isNew ? .created : .ok)
@@ -102,6 +105,7 @@ extension Gateway {
             ("max_attempts", kept.maxAttempts.map { .int($0) } ?? .null),
         ]
         if let reason = kept.lastReason { members.append(("last_reason", .string(reason))) }
+        if let label = kept.label { members.append(("label", .string(label))) }
         return .object(members)
     }
 
@@ -115,12 +119,12 @@ extension Gateway {
                 continue
             }
             var maxAttempts: Int?
-            if case .object(let members)? = try? JSON.parse(kept.options),
-                case .int(let value)? = members.first(where: { $0.0 == "max_attempts" })?.1
-            {
-                maxAttempts = value
+            var label: String?
+            if case .object(let members)? = try? JSON.parse(kept.options) {
+                if case .int(let value)? = members.first(where: { $0.0 == "max_attempts" })?.1 { maxAttempts = value }
+                if case .string(let value)? = members.first(where: { $0.0 == "label" })?.1 { label = value }
             }
-            keeper.keep(address, adapter: kept.adapter, maxAttempts: maxAttempts)
+            keeper.keep(address, adapter: kept.adapter, maxAttempts: maxAttempts, label: label)
             quotas.restore(.keptDevice, key: Self.keptKey(kept.adapter, address), owner: ClientID(stored: kept.owner))
             restored += 1
         }

@@ -170,7 +170,7 @@ extension Gateway {
         }
     }
 
-    static let applicationFields: Set<String> = ["adapter", "services"]
+    static let applicationFields: Set<String> = ["adapter", "label", "services"]
 
     /// Stores what was just published (its definition as the client sent
     /// it); when the store fails, `undo` withdraws it and the client gets
