@@ -133,7 +133,7 @@ scale-sim: test-deps
 ## kernel HCI, bluetoothd 5.66, BlueZ's example peripheral), driven over HTTP
 ## from this machine; one PASS/FAIL line per step. Needs root (the rig boots
 ## a VM); BLUEZ_VM_DIR=/tmp/somewhere keeps its logs apart.
-e2e: test-deps
+e2e: test-deps $(VENV)/.blegateway
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh
 
 ## The same checks against the image (docker/Dockerfile) on this machine,

@@ -635,6 +635,38 @@ http unpublish DELETE "$BASE/v1/peripheral/applications/$APP"
 check peripheral-unpublish "" "$(why)" [ "$STATUS" = 204 ]
 close_stream "$PERIPHERAL_PID"
 
+# ---------------------------------------------------------------- clients --
+# The clients as their users run them, through this gateway's API only: the
+# `blegateway` client commands (the Core Bluetooth library underneath) and a
+# Bleak script through blegateway.bleak (E2E_CLIENT and E2E_PYTHON, set by
+# Tests/e2e/run.sh; skipped when not set).
+if [ -n "${E2E_CLIENT:-}" ]; then
+    # client NAME ARGS...: runs `blegateway ARGS --url BASE`; CLIENT_OUT,
+    # CLIENT_CODE and CLIENT_ERR (its last line of stderr) are set.
+    client() {
+        local name=$1
+        shift
+        CLIENT_OUT=$("$E2E_CLIENT" "$@" --url "$BASE" 2> "$OUT/client-$name.err")
+        CLIENT_CODE=$?
+        CLIENT_ERR=$(tail -1 "$OUT/client-$name.err")
+    }
+    client connect connect "$PERIPHERAL"
+    check client-connect "blegateway connect" "exit $CLIENT_CODE: $CLIENT_ERR" [ "$CLIENT_CODE" = 0 ]
+    client read read "$PERIPHERAL" 2a38
+    check client-read "blegateway read: 2a38 is $CLIENT_OUT" "exit $CLIENT_CODE: $CLIENT_ERR" [ "$CLIENT_OUT" = 01 ]
+    client write write "$PERIPHERAL" 2a39 02
+    check client-att-error "blegateway write 02: exit 6, $CLIENT_ERR" "exit $CLIENT_CODE: $CLIENT_ERR" [ "$CLIENT_CODE" = 6 ]
+    client disconnect disconnect "$PERIPHERAL"
+    check client-disconnect "blegateway disconnect" "exit $CLIENT_CODE: $CLIENT_ERR" [ "$CLIENT_CODE" = 0 ]
+fi
+if [ -n "${E2E_PYTHON:-}" ]; then
+    while IFS= read -r line; do
+        echo "$line"
+        case $line in FAIL*) failures=$((failures + 1)) ;; esac
+    done < <("$E2E_PYTHON" "$(dirname "$0")/bleak-check.py" "$BASE" "$PERIPHERAL" 2> "$OUT/bleak.err"; echo "exit $?" > "$OUT/bleak.exit")
+    grep -q '^exit 0$' "$OUT/bleak.exit" 2> /dev/null || { [ -s "$OUT/bleak.err" ] && tail -3 "$OUT/bleak.err"; }
+fi
+
 close_stream "$EVENTS_PID"
 echo "checks done in $(elapsed): $failures failed; responses and streams in $OUT"
 [ "$failures" = 0 ]

@@ -64,7 +64,9 @@ if [ "$mode" = simulate ]; then
         exit 2
     fi
     status=0
-    E2E_HTTP_URL=$url E2E_RUN=$RUN "$CHECKS" || status=$?
+    clients=(E2E_CLIENT="$BIN")
+    [ -x "$ROOT/.venv/bin/python3" ] && clients+=(E2E_PYTHON="$ROOT/.venv/bin/python3")
+    env "${clients[@]}" E2E_HTTP_URL="$url" E2E_RUN="$RUN" "$CHECKS" || status=$?
     echo "e2e (simulator): $([ "$status" = 0 ] && echo passed || echo FAILED) in $(($(date +%s) - START)) s; logs in $RUN (gateway.log, api/)"
     exit "$status"
 fi
@@ -103,7 +105,11 @@ else
     # Tests/e2e/guest-gateway.sh runs the gateway and restarts bluetoothd or
     # kills the gateway when the checks ask (E2E_FAULTS=1 tells them they can).
     guest_cmd="exec $(printf '%q' "$ROOT/Tests/e2e/guest-gateway.sh") $(printf '%q' "$BIN") serve --listen 0.0.0.0:8080 --adapter hci0 --log-level debug --state-dir /tmp/blegateway-state"
-    rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "E2E_FAULTS=1 $(printf '%q' "$CHECKS")")
+    # The clients run on this machine: the client commands of the same
+    # build, and Bleak from the checkout's virtual environment.
+    clients="E2E_CLIENT=$(printf '%q' "$BIN")"
+    [ -x "$ROOT/.venv/bin/python3" ] && clients+=" E2E_PYTHON=$(printf '%q' "$ROOT/.venv/bin/python3")"
+    rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "E2E_FAULTS=1 $clients $(printf '%q' "$CHECKS")")
 fi
 # --hold bounds the checks (about two minutes; up to 4 on a loaded machine),
 # --timeout the whole run, boot and package installation included. A guest
