@@ -102,7 +102,7 @@ let package = Package(
         ),
         // Gateway events and commands over MQTT: a sibling of GatewayAPI's
         // routes, through its public hooks (Sources/GatewayAPI/Bridging).
-        .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "MQTT"]),
+        .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "BlueZ", "MQTT"]),
         .executableTarget(
             name: "blegateway",
             dependencies: [
