@@ -8,8 +8,9 @@
 
 SWIFT ?= swift
 # Debian packages that building and running the gateway need: the C
-# libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto), and dbus-daemon for `--simulate`'s private bus.
-BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libmosquitto-dev dbus-daemon
+# libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto, and
+# GnuTLS for `blegateway health` over https), and dbus-daemon for `--simulate`'s private bus.
+BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libmosquitto-dev dbus-daemon
 # What the tests need as well. They drive real programs: busctl and gdbus
 # (independent D-Bus clients), bluetoothctl from bluez (the real BlueZ client,
 # against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq

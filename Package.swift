@@ -100,6 +100,13 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // GnuTLS (libmicrohttpd's TLS library), for `blegateway health`
+        // over https.
+        .systemLibrary(
+            name: "CGnuTLS",
+            pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]
+        ),
         // Gateway events and commands over MQTT: a sibling of GatewayAPI's
         // routes, through its public hooks (Sources/GatewayAPI/Bridging).
         .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "BlueZ", "MQTT"]),
@@ -107,6 +114,7 @@ let package = Package(
             name: "blegateway",
             dependencies: [
                 "GatewayAPI", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge", "PersistedState",
+                "CGnuTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -64,6 +64,14 @@ import Testing
         #expect(try await gateway.get("/v1/adapters").status == 200)
         let plain = try await run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", gateway.baseURL.replacingOccurrences(of: "https", with: "http") + "/health"])
         #expect(plain.output != "200", "plain HTTP is not served on the TLS port")
+        // `blegateway health` (the image's HEALTHCHECK) over https: a
+        // self-signed certificate is refused unless --insecure says so.
+        let verified = try await run([GatewayUnderTest.executable, "health", "--url", gateway.baseURL])
+        #expect(verified.status == 1)
+        #expect(verified.output.contains("TLS with \(gateway.baseURL) failed") && verified.output.contains("--insecure"), "\(verified.output)")
+        let insecure = try await run([GatewayUnderTest.executable, "health", "--url", gateway.baseURL, "--insecure"])
+        #expect(insecure.status == 0, "\(insecure.output)\(insecure.error)")
+        #expect(insecure.output.hasPrefix("ok: "), "\(insecure.output)")
         await gateway.stop()
     }
 }
