@@ -19,10 +19,11 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev lib
 # and chromium-driver (the web console's test drives it headless), sqlite3
 # (tests read the state store as a second program would), prometheus
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
-# the gateway for the Grafana dashboard's test), and python3-venv for the
-# Python tools below.
+# the gateway for the Grafana dashboard's test), default-jre-headless (runs
+# OpenAPI Generator's jar from the openapi-generator-cli wheel), and
+# python3-venv for the Python tools below.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver sqlite3 prometheus python3-venv
+	chromium chromium-driver sqlite3 prometheus default-jre-headless python3-venv
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a

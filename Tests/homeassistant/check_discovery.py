@@ -36,7 +36,22 @@ SENSOR_DEVICE_CLASS_UNITS: dict[str, set[str | None]] = {
     "illuminance": {"lx"},
     "voltage": {"V", "mV", "µV", "kV", "MV"},
     "power": {"W", "mW", "kW", "MW", "GW", "TW"},
-    "energy": {"J", "kJ", "MJ", "GJ", "mWh", "Wh", "kWh", "MWh", "GWh", "TWh", "cal", "kcal", "Mcal", "Gcal"},
+    "energy": {
+        "J",
+        "kJ",
+        "MJ",
+        "GJ",
+        "mWh",
+        "Wh",
+        "kWh",
+        "MWh",
+        "GWh",
+        "TWh",
+        "cal",
+        "kcal",
+        "Mcal",
+        "Gcal",
+    },
     "moisture": {"%"},
 }
 # DEVICE_CLASS_STATE_CLASSES for those classes.
@@ -55,16 +70,43 @@ SENSOR_DEVICE_CLASS_STATE_CLASSES: dict[str, set[str]] = {
 STATE_CLASSES = {"measurement", "measurement_angle", "total", "total_increasing"}
 # homeassistant/components/binary_sensor: BinarySensorDeviceClass.
 BINARY_SENSOR_DEVICE_CLASSES = {
-    "battery", "battery_charging", "carbon_monoxide", "cold", "connectivity", "door", "garage_door", "gas",
-    "heat", "light", "lock", "moisture", "motion", "moving", "occupancy", "opening", "plug", "power",
-    "presence", "problem", "running", "safety", "smoke", "sound", "tamper", "update", "vibration", "window",
+    "battery",
+    "battery_charging",
+    "carbon_monoxide",
+    "cold",
+    "connectivity",
+    "door",
+    "garage_door",
+    "gas",
+    "heat",
+    "light",
+    "lock",
+    "moisture",
+    "motion",
+    "moving",
+    "occupancy",
+    "opening",
+    "plug",
+    "power",
+    "presence",
+    "problem",
+    "running",
+    "safety",
+    "smoke",
+    "sound",
+    "tamper",
+    "update",
+    "vibration",
+    "window",
 }
 ENTITY_CATEGORIES = {"config", "diagnostic"}
 AVAILABILITY_MODES = {"all", "any", "latest"}
 # cv.entity_id (homeassistant/core.py VALID_ENTITY_ID).
 VALID_ENTITY_ID = re.compile(r"^(?!.+__)(?!_)[\da-z_]+(?<!_)\.(?!_)[\da-z_]+(?<!_)$")
 # Discovery topics: <prefix>/<component>/[<node_id>/]<object_id>/config, ids [a-zA-Z0-9_-].
-DISCOVERY_TOPIC = re.compile(r"^(?P<prefix>[^/]+)/(?P<component>\w+)/(?:(?P<node>[a-zA-Z0-9_-]+)/)?(?P<object>[a-zA-Z0-9_-]+)/config$")
+DISCOVERY_TOPIC = re.compile(
+    r"^(?P<prefix>[^/]+)/(?P<component>\w+)/(?:(?P<node>[a-zA-Z0-9_-]+)/)?(?P<object>[a-zA-Z0-9_-]+)/config$"
+)
 
 
 def valid_topic(value: Any) -> str:
@@ -76,7 +118,10 @@ def valid_topic(value: Any) -> str:
         raise vol.Invalid("topic must be 1 to 65535 bytes")
     if "\0" in text:
         raise vol.Invalid("topic must not contain NUL")
-    if any(0x1F >= ord(c) or 0x7F <= ord(c) <= 0x9F or 0xFDD0 <= ord(c) <= 0xFDEF for c in text):
+    if any(
+        0x1F >= ord(c) or 0x7F <= ord(c) <= 0x9F or 0xFDD0 <= ord(c) <= 0xFDEF
+        for c in text
+    ):
         raise vol.Invalid("topic must not contain control characters or non-characters")
     return text
 
@@ -85,11 +130,17 @@ def valid_subscribe_topic(value: Any) -> str:
     """util.py valid_subscribe_topic: wildcards only as whole levels."""
     text = valid_topic(value)
     for index, char in enumerate(text):
-        if char == "+":
-            if (index > 0 and text[index - 1] != "/") or (index < len(text) - 1 and text[index + 1] != "/"):
-                raise vol.Invalid("single-level wildcard must occupy an entire level")
-        if char == "#" and (index != len(text) - 1 or (index > 0 and text[index - 1] != "/")):
-            raise vol.Invalid("multi-level wildcard must be the last character, alone in its level")
+        if char == "+" and (
+            (index > 0 and text[index - 1] != "/")
+            or (index < len(text) - 1 and text[index + 1] != "/")
+        ):
+            raise vol.Invalid("single-level wildcard must occupy an entire level")
+        if char == "#" and (
+            index != len(text) - 1 or (index > 0 and text[index - 1] != "/")
+        ):
+            raise vol.Invalid(
+                "multi-level wildcard must be the last character, alone in its level"
+            )
     return text
 
 
@@ -97,8 +148,11 @@ def entity_id_of(domain: str) -> Any:
     def check(value: Any) -> str:
         text = vol.Coerce(str)(value)
         if not VALID_ENTITY_ID.match(text) or text.split(".")[0] != domain:
-            raise vol.Invalid(f"default_entity_id must be a valid {domain}.* entity id: {text!r}")
+            raise vol.Invalid(
+                f"default_entity_id must be a valid {domain}.* entity id: {text!r}"
+            )
         return text
+
     return check
 
 
@@ -120,33 +174,45 @@ def url(value: Any) -> str:
 def has_identifier(value: dict[str, Any]) -> dict[str, Any]:
     if value.get("identifiers") or value.get("connections"):
         return value
-    raise vol.Invalid("Device must have at least one identifying value in 'identifiers' and/or 'connections'")
+    raise vol.Invalid(
+        "Device must have at least one identifying value in 'identifiers' and/or 'connections'"
+    )
 
 
 DEVICE = vol.All(
-    vol.Schema({
-        vol.Optional("identifiers"): vol.All(vol.Coerce(list), [str]),
-        vol.Optional("connections"): [vol.All(vol.Length(2, 2), [str])],
-        vol.Optional("manufacturer"): str,
-        vol.Optional("model"): str,
-        vol.Optional("model_id"): str,
-        vol.Optional("name"): str,
-        vol.Optional("hw_version"): str,
-        vol.Optional("serial_number"): str,
-        vol.Optional("sw_version"): str,
-        vol.Optional("via_device"): str,
-        vol.Optional("suggested_area"): str,
-        vol.Optional("configuration_url"): url,
-    }),
+    vol.Schema(
+        {
+            vol.Optional("identifiers"): vol.All(vol.Coerce(list), [str]),
+            vol.Optional("connections"): [vol.All(vol.Length(2, 2), [str])],
+            vol.Optional("manufacturer"): str,
+            vol.Optional("model"): str,
+            vol.Optional("model_id"): str,
+            vol.Optional("name"): str,
+            vol.Optional("hw_version"): str,
+            vol.Optional("serial_number"): str,
+            vol.Optional("sw_version"): str,
+            vol.Optional("via_device"): str,
+            vol.Optional("suggested_area"): str,
+            vol.Optional("configuration_url"): url,
+        }
+    ),
     has_identifier,
 )
-ORIGIN = vol.Schema({vol.Required("name"): str, vol.Optional("sw_version"): str, vol.Optional("support_url"): url})
-AVAILABILITY_ENTRY = vol.Schema({
-    vol.Required("topic"): valid_subscribe_topic,
-    vol.Optional("payload_available"): str,
-    vol.Optional("payload_not_available"): str,
-    vol.Optional("value_template"): str,
-})
+ORIGIN = vol.Schema(
+    {
+        vol.Required("name"): str,
+        vol.Optional("sw_version"): str,
+        vol.Optional("support_url"): url,
+    }
+)
+AVAILABILITY_ENTRY = vol.Schema(
+    {
+        vol.Required("topic"): valid_subscribe_topic,
+        vol.Optional("payload_available"): str,
+        vol.Optional("payload_not_available"): str,
+        vol.Optional("value_template"): str,
+    }
+)
 COMMON = {
     vol.Optional("name"): vol.Any(str, None),
     vol.Optional("unique_id"): str,
@@ -177,37 +243,53 @@ def sensor_units_and_classes(config: dict[str, Any]) -> dict[str, Any]:
     unit = config.get("unit_of_measurement")
     if device_class is not None:
         if unit not in SENSOR_DEVICE_CLASS_UNITS[device_class]:
-            raise vol.Invalid(f"the unit {unit!r} is not valid for device class {device_class!r}")
-        if state_class is not None and state_class not in SENSOR_DEVICE_CLASS_STATE_CLASSES[device_class]:
-            raise vol.Invalid(f"state class {state_class!r} is not valid for device class {device_class!r}")
+            raise vol.Invalid(
+                f"the unit {unit!r} is not valid for device class {device_class!r}"
+            )
+        if (
+            state_class is not None
+            and state_class not in SENSOR_DEVICE_CLASS_STATE_CLASSES[device_class]
+        ):
+            raise vol.Invalid(
+                f"state class {state_class!r} is not valid for device class {device_class!r}"
+            )
     if state_class is not None and unit is None and device_class is None:
         raise vol.Invalid("a measurement without a unit or device class")
     return config
 
 
 SCHEMAS = {
-    "sensor": vol.All(vol.Schema({
-        **COMMON,
-        vol.Required("state_topic"): valid_subscribe_topic,
-        vol.Optional("default_entity_id"): entity_id_of("sensor"),
-        vol.Optional("device_class"): vol.In(set(SENSOR_DEVICE_CLASS_UNITS)),
-        vol.Optional("state_class"): vol.In(STATE_CLASSES),
-        vol.Optional("unit_of_measurement"): str,
-        vol.Optional("suggested_display_precision"): vol.All(int, vol.Range(min=0)),
-        vol.Optional("expire_after"): vol.All(int, vol.Range(min=0)),
-        vol.Optional("force_update"): bool,
-    }), sensor_units_and_classes),
-    "binary_sensor": vol.Schema({
-        **COMMON,
-        vol.Required("state_topic"): valid_subscribe_topic,
-        vol.Optional("default_entity_id"): entity_id_of("binary_sensor"),
-        vol.Optional("device_class"): vol.In(BINARY_SENSOR_DEVICE_CLASSES),
-        vol.Optional("payload_on"): str,
-        vol.Optional("payload_off"): str,
-        vol.Optional("expire_after"): vol.All(int, vol.Range(min=0)),
-        vol.Optional("off_delay"): vol.All(int, vol.Range(min=0)),
-        vol.Optional("force_update"): bool,
-    }),
+    "sensor": vol.All(
+        vol.Schema(
+            {
+                **COMMON,
+                vol.Required("state_topic"): valid_subscribe_topic,
+                vol.Optional("default_entity_id"): entity_id_of("sensor"),
+                vol.Optional("device_class"): vol.In(set(SENSOR_DEVICE_CLASS_UNITS)),
+                vol.Optional("state_class"): vol.In(STATE_CLASSES),
+                vol.Optional("unit_of_measurement"): str,
+                vol.Optional("suggested_display_precision"): vol.All(
+                    int, vol.Range(min=0)
+                ),
+                vol.Optional("expire_after"): vol.All(int, vol.Range(min=0)),
+                vol.Optional("force_update"): bool,
+            }
+        ),
+        sensor_units_and_classes,
+    ),
+    "binary_sensor": vol.Schema(
+        {
+            **COMMON,
+            vol.Required("state_topic"): valid_subscribe_topic,
+            vol.Optional("default_entity_id"): entity_id_of("binary_sensor"),
+            vol.Optional("device_class"): vol.In(BINARY_SENSOR_DEVICE_CLASSES),
+            vol.Optional("payload_on"): str,
+            vol.Optional("payload_off"): str,
+            vol.Optional("expire_after"): vol.All(int, vol.Range(min=0)),
+            vol.Optional("off_delay"): vol.All(int, vol.Range(min=0)),
+            vol.Optional("force_update"): bool,
+        }
+    ),
 }
 
 
@@ -241,7 +323,9 @@ def main() -> int:
         config = entity["config"]
         via = config.get("device", {}).get("via_device")
         if via is not None and via not in device_ids:
-            problems.append(f"{entity['topic']}: via_device {via} names no announced device")
+            problems.append(
+                f"{entity['topic']}: via_device {via} names no announced device"
+            )
         topics = [config["state_topic"], config.get("availability_topic")]
         topics += [item["topic"] for item in config.get("availability", [])]
         for state in filter(None, topics):
