@@ -57,6 +57,7 @@ import TestSupport
         "homeassistant/sensor/blegateway_hall_f1e2d3c4b5a6/rssi/config",
         "homeassistant/binary_sensor/blegateway_hall_e71d5a3c9011/presence/config",
         "homeassistant/binary_sensor/blegateway_hall_e71d5a3c9012/presence/config",
+        "homeassistant/binary_sensor/blegateway_hall_e71d5a3c9013/presence/config",
         // The gateway, for via_device.
         "homeassistant/binary_sensor/blegateway_hall/status/config",
     ]
