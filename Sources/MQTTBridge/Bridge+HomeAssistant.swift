@@ -40,9 +40,9 @@ extension Bridge {
             guard let uuid = event.characteristic, let kind = SensorKind.forCharacteristic(uuid),
                 let bytes = event.value, let reading = kind.decode(bytes)
             else { return }
-            let snapshot = gateway.deviceSnapshot(device)
-            setLink(device, .connection, on: true, snapshot: snapshot)
-            publishReading(device, kind, reading, source: .connection, snapshot: snapshot)
+            // The device's snapshot is looked up only to announce it, not per value.
+            setLink(device, .connection, on: true, snapshot: self.gateway.deviceSnapshot(device))
+            publishReading(device, kind, reading, source: .connection, snapshot: self.gateway.deviceSnapshot(device))
         case "device-discovered", "device-updated":
             guard let snapshot = event.snapshot else { return }
             let decoded = snapshot.advertisement.decoded
@@ -105,7 +105,8 @@ extension Bridge {
     // MARK: Entities
 
     private func publishReading(
-        _ device: String, _ kind: SensorKind, _ value: Double, source: ReadingSource, snapshot: Device?
+        _ device: String, _ kind: SensorKind, _ value: Double, source: ReadingSource,
+        snapshot: @autoclosure () -> Device?
     ) {
         let stateTopic = sensorTopic(device, kind.rawValue)
         var config: [String: Any] = [
@@ -130,7 +131,7 @@ extension Bridge {
 
     /// Moves a device's link entity (`connected` or `presence`); a device
     /// whose link was never announced is announced only when it goes `ON`.
-    private func setLink(_ device: String, _ source: ReadingSource, on: Bool, snapshot: Device?) {
+    private func setLink(_ device: String, _ source: ReadingSource, on: Bool, snapshot: @autoclosure () -> Device?) {
         let stateTopic = sensorTopic(device, source.linkKey)
         let known = homeAssistant.withLock { $0.isLink(stateTopic) }
         guard on || known else { return }
@@ -153,7 +154,9 @@ extension Bridge {
 
     /// Publishes an entity's discovery config the first time it is seen,
     /// with its ids and device block.
-    private func announce(_ component: String, _ device: String, _ key: String, _ entity: [String: Any], snapshot: Device?) {
+    private func announce(
+        _ component: String, _ device: String, _ key: String, _ entity: [String: Any], snapshot: () -> Device?
+    ) {
         guard let discoveryPrefix = configuration.homeAssistant,
             homeAssistant.withLock({ $0.announce("\(device)|\(key)") })
         else { return }
@@ -161,7 +164,7 @@ extension Bridge {
         var config = entity
         config["unique_id"] = "\(node)_\(key)"
         config["default_entity_id"] = "\(component).\(node)_\(Self.slug(key))"
-        config["device"] = deviceBlock(device, snapshot)
+        config["device"] = deviceBlock(device, snapshot())
         config["origin"] = origin
         _ = try? client.publish(
             "\(discoveryPrefix)/\(component)/\(node)/\(key)/config", payload: Self.jsonBytes(config), qos: .atLeastOnce,
