@@ -19,11 +19,15 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev lib
 # and chromium-driver (the web console's test drives it headless), sqlite3
 # (tests read the state store as a second program would), prometheus
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
-# the gateway for the Grafana dashboard's test), default-jre-headless (runs
-# OpenAPI Generator's jar from the openapi-generator-cli wheel), and
-# python3-venv for the Python tools below.
+# the gateway for the Grafana dashboard's test), testssl.sh (audits the
+# gateway's HTTPS), default-jre-headless (runs OpenAPI Generator's jar from
+# the openapi-generator-cli wheel), python3-venv for the Python tools below,
+# and for the Web Bluetooth script's tests webkit2gtk-driver, xvfb and xauth
+# (WebKitGTK, a browser engine without Web Bluetooth of its own, driven under
+# a virtual display; xvfb-run needs xauth) and eslint.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver sqlite3 prometheus default-jre-headless python3-venv
+	chromium chromium-driver sqlite3 prometheus testssl.sh default-jre-headless python3-venv webkit2gtk-driver xvfb xauth \
+	eslint
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a
@@ -44,7 +48,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test web-check docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -74,7 +78,15 @@ run: deps
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) web-check
 	$(MAKE) docker-check
+
+## clients/web/ (the Web Bluetooth script): its pages in headless Chromium
+## and in WebKitGTK under Xvfb against the gateway's debug build, the files
+## as the gateway serves them, and the linters (clients/web/tests).
+web-check: test-deps
+	$(SWIFT) build --product blegateway
+	BLEGATEWAY="$$($(SWIFT) build --show-bin-path)/blegateway" xvfb-run -a python3 -m pytest -q -p no:cacheprovider clients/web/tests
 
 ## docker/: hadolint, compose schema, the runtime libraries of the release
 ## binary, the D-Bus policy (docker/check.sh); then the image built and run

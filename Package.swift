@@ -109,7 +109,10 @@ let package = Package(
         ),
         // Gateway events and commands over MQTT: a sibling of GatewayAPI's
         // routes, through its public hooks (Sources/GatewayAPI/Bridging).
-        .target(name: "MQTTBridge", dependencies: ["GatewayAPI", "BlueZ", "MQTT"]),
+        .target(
+            name: "MQTTBridge",
+            dependencies: ["GatewayAPI", "BlueZ", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "blegateway",
             dependencies: [

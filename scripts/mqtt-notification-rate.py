@@ -64,7 +64,8 @@ def measure(binary, broker_port, rate, qos, duration, directory):
     log_path = os.path.join(directory, f"gateway-{rate}-{qos}.log")
     gateway = subprocess.Popen(
         [binary, "serve", "--simulate", path, "--listen", "127.0.0.1:0", "--log-level", "notice",
-         "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--gateway-id", "bench", "--mqtt-qos", str(qos)],
+         "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--gateway-id", "bench", "--mqtt-qos", str(qos),
+         "--mqtt-commands"],
         stderr=open(log_path, "w"))
     try:
         http = f"http://127.0.0.1:{wait_for_port(gateway, log_path)}"

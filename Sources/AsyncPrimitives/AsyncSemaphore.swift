@@ -10,9 +10,10 @@ public final class AsyncSemaphore: Sendable {
     }
 
     /// Takes a slot, waiting for one if none is free. Throws
-    /// `CancellationError` if the task is cancelled before it gets one.
-    public func acquire() async throws {
-        try await queue.wait(tag: ()) { available, _ in
+    /// `CancellationError` if the task is cancelled before it gets one, and
+    /// `WaitTimeout` at `deadline` (nil: no limit).
+    public func acquire(deadline: ContinuousClock.Instant? = nil) async throws {
+        try await queue.wait(tag: (), deadline: deadline) { available, _ in
             guard available > 0 else { return nil }
             available -= 1
             return ()

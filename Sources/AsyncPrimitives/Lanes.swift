@@ -28,15 +28,12 @@ public struct LaneClaim<Key: Hashable & Sendable>: Hashable, Sendable {
 /// side by side, and an exclusive claim is never starved by a stream of
 /// shared ones.
 public final class Lanes<Key: Hashable & Sendable>: Sendable {
-    private struct Held {
-        var shared = 0
-        var exclusive = false
-    }
-
-    private let queue: WaitQueue<[Key: Held], [LaneClaim<Key>], Void>
+    private let queue: WaitQueue<LaneTable<Key>, [LaneClaim<Key>], Void>
 
     public init() {
-        queue = WaitQueue([:]) { held, waiters in Self.admitWaiting(&held, &waiters) }
+        queue = WaitQueue(LaneTable()) { table, waiters, left in
+            for id in table.leave(left) { waiters.resume(id, returning: ()) }
+        }
     }
 
     /// Runs `body` once `claims` are granted, and releases them after it.
@@ -66,70 +63,22 @@ public final class Lanes<Key: Hashable & Sendable>: Sendable {
 
     /// How many operations hold or wait for `key` (for tests).
     public func occupancy(_ key: Key) -> (running: Int, waiting: Int) {
-        queue.withLock { held, waiters in
-            let running = held[key].map { $0.exclusive ? 1 : $0.shared } ?? 0
-            let waiting = waiters.count { $0.contains { $0.key == key } }
-            return (running, waiting)
-        }
+        queue.withLock { table, _ in table.occupancy(key) }
     }
 
     private func acquire(
         _ claims: [LaneClaim<Key>], deadline: ContinuousClock.Instant, timeout: @escaping @Sendable () -> any Error
     ) async throws {
-        try await queue.wait(tag: claims, deadline: deadline, timeout: timeout) { held, waiters -> Void? in
-            // Everyone waiting came first: a conflict with any of them waits.
-            guard Self.isFree(claims, in: held),
-                !waiters.contains(where: { tag in
-                    tag.contains { queued in claims.contains { $0.conflicts(with: queued) } }
-                })
-            else { return nil }
-            Self.take(claims, in: &held)
-            return ()
+        try await queue.wait(
+            tag: claims, deadline: deadline, timeout: timeout, queued: { table, id in table.enqueue(id, claims) }
+        ) { table, _ -> Void? in
+            table.takeAtOnce(claims) ? () : nil
         }
     }
 
     private func release(_ claims: [LaneClaim<Key>]) {
-        queue.withLock { held, waiters in
-            for claim in claims {
-                guard var entry = held[claim.key] else { continue }
-                if claim.exclusive { entry.exclusive = false } else { entry.shared -= 1 }
-                held[claim.key] = entry.exclusive || entry.shared > 0 ? entry : nil
-            }
-            Self.admitWaiting(&held, &waiters)
-        }
-    }
-
-    /// Grants, oldest first, every waiter whose claims conflict neither
-    /// with a holder nor with an older waiter that is still waiting.
-    private static func admitWaiting(_ held: inout [Key: Held], _ waiters: inout Waiters<[LaneClaim<Key>], Void>) {
-        var blocked: [LaneClaim<Key>] = []
-        for waiter in waiters.queued {
-            let free =
-                isFree(waiter.tag, in: held)
-                && !waiter.tag.contains { claim in blocked.contains { $0.conflicts(with: claim) } }
-            if free {
-                take(waiter.tag, in: &held)
-                waiters.resume(waiter.id, returning: ())
-            } else {
-                blocked += waiter.tag
-            }
-        }
-    }
-
-    private static func isFree(_ claims: [LaneClaim<Key>], in held: [Key: Held]) -> Bool {
-        claims.allSatisfy { claim in
-            guard let entry = held[claim.key] else { return true }
-            return !entry.exclusive && (!claim.exclusive || entry.shared == 0)
-        }
-    }
-
-    private static func take(_ claims: [LaneClaim<Key>], in held: inout [Key: Held]) {
-        for claim in claims {
-            if claim.exclusive {
-                held[claim.key, default: Held()].exclusive = true
-            } else {
-                held[claim.key, default: Held()].shared += 1
-            }
+        queue.withLock { table, waiters in
+            for id in table.release(claims) { waiters.resume(id, returning: ()) }
         }
     }
 }

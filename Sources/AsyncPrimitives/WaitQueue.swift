@@ -20,8 +20,9 @@ import Synchronization
 ///   keeps what it was given even if its task is cancelled a moment later.
 public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
     private let storage: Mutex<Storage>
-    /// Called under the lock after a waiter left without being resumed.
-    private let reconsider: @Sendable (inout State, inout Waiters<Tag, Value>) -> Void
+    /// Called under the lock after a waiter (its id given) left without
+    /// being resumed.
+    private let reconsider: @Sendable (inout State, inout Waiters<Tag, Value>, WaiterID) -> Void
 
     private struct Storage: ~Copyable {
         var state: State
@@ -29,11 +30,11 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
     }
 
     /// A queue over `state`. `reconsider` runs under the lock after a
-    /// waiter gave up (cancelled or timed out), so that the owner can admit
-    /// waiters it held back.
+    /// waiter gave up (cancelled or timed out), with that waiter's id, so
+    /// that the owner can admit waiters it held back.
     public init(
         _ state: sending State,
-        reconsider: @escaping @Sendable (inout State, inout Waiters<Tag, Value>) -> Void = { _, _ in }
+        reconsider: @escaping @Sendable (inout State, inout Waiters<Tag, Value>, WaiterID) -> Void = { _, _, _ in }
     ) {
         storage = Mutex(Storage(state: state, waiters: Waiters()))
         self.reconsider = reconsider
@@ -61,11 +62,14 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
     /// Throws `CancellationError` when the task is or becomes cancelled
     /// before it is resumed, and `timeout()` at `deadline`. `deadline` is
     /// read under the lock when the task is queued, after `admit` (nil: no
-    /// limit; a task that is never queued costs no timer).
+    /// limit; a task that is never queued costs no timer). `queued` runs
+    /// under the lock as the task joins the queue, with its id (for an
+    /// owner that indexes its waiters).
     public func wait(
         tag: Tag,
         deadline: @autoclosure () -> ContinuousClock.Instant? = nil,
         timeout: @escaping @Sendable () -> any Error = { WaitTimeout() },
+        queued: (inout State, WaiterID) -> Void = { _, _ in },
         admit: (inout State, inout Waiters<Tag, Value>) throws -> Value?
     ) async throws -> Value {
         // Fast path: admitted at once costs one lock, no continuation.
@@ -93,6 +97,7 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
                         return .failure(error)
                     }
                     storage.waiters.append(id: id, tag: tag, continuation: continuation)
+                    queued(&storage.state, id)
                     limit = deadline()
                     return nil
                 }
@@ -120,7 +125,7 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
     private func abandon(_ id: WaiterID, with error: any Error) {
         withLock { state, waiters in
             guard waiters.resume(id, throwing: error) else { return }
-            reconsider(&state, &waiters)
+            reconsider(&state, &waiters, id)
         }
     }
 }

@@ -10,7 +10,6 @@ public struct WaiterID: Hashable, Sendable {
 /// happens after the lock is released.
 public struct Waiters<Tag: Sendable, Value: Sendable>: ~Copyable {
     struct Entry {
-        let id: WaiterID
         let tag: Tag
         let continuation: CheckedContinuation<Value, any Error>
     }
@@ -21,7 +20,12 @@ public struct Waiters<Tag: Sendable, Value: Sendable>: ~Copyable {
         func run() { continuation.resume(with: result) }
     }
 
-    private var entries = Deque<Entry>()
+    /// The waiters by id, and their ids in arrival order. A waiter that
+    /// leaves is removed from `entries` at once and from `order` lazily
+    /// (at the head at once, elsewhere when the dead ids outnumber the
+    /// live), so that removing any waiter costs O(1), amortised.
+    private var entries: [WaiterID: Entry] = [:]
+    private var order = Deque<WaiterID>()
     private var resumptions: [Resumption] = []
     private var nextID: UInt64 = 0
 
@@ -31,20 +35,25 @@ public struct Waiters<Tag: Sendable, Value: Sendable>: ~Copyable {
     public var count: Int { entries.count }
 
     /// The waiters, oldest first.
-    public var queued: [(id: WaiterID, tag: Tag)] { entries.map { ($0.id, $0.tag) } }
+    public var queued: [(id: WaiterID, tag: Tag)] {
+        order.compactMap { id in entries[id].map { (id, $0.tag) } }
+    }
 
     /// Whether a waiter's tag satisfies `matching`.
     public func contains(where matching: (Tag) -> Bool) -> Bool {
-        entries.contains { matching($0.tag) }
+        entries.values.contains { matching($0.tag) }
     }
 
     /// How many waiters' tags satisfy `matching`.
     public func count(where matching: (Tag) -> Bool) -> Int {
-        entries.reduce(0) { $0 + (matching($1.tag) ? 1 : 0) }
+        entries.values.reduce(0) { $0 + (matching($1.tag) ? 1 : 0) }
     }
 
     /// The oldest waiter.
-    public var first: (id: WaiterID, tag: Tag)? { entries.first.map { ($0.id, $0.tag) } }
+    public var first: (id: WaiterID, tag: Tag)? {
+        // The head is live: removals drop dead ids from the head.
+        order.first.flatMap { id in entries[id].map { (id, $0.tag) } }
+    }
 
     /// Resumes waiter `id` with `value`; returns false if it is no longer
     /// waiting (already resumed, cancelled or timed out).
@@ -62,29 +71,28 @@ public struct Waiters<Tag: Sendable, Value: Sendable>: ~Copyable {
 
     /// Resumes every waiter whose tag satisfies `matching`, oldest first.
     public mutating func resumeAll(where matching: (Tag) -> Bool, with result: Result<Value, any Error>) {
-        var kept = Deque<Entry>()
-        for entry in entries {
-            if matching(entry.tag) {
-                resumptions.append(Resumption(continuation: entry.continuation, result: result))
-            } else {
-                kept.append(entry)
-            }
+        for id in order {
+            guard let entry = entries[id], matching(entry.tag) else { continue }
+            entries[id] = nil
+            resumptions.append(Resumption(continuation: entry.continuation, result: result))
         }
-        entries = kept
+        tidyOrder()
     }
 
     mutating func resume(_ id: WaiterID, with result: Result<Value, any Error>) -> Bool {
-        // The oldest is the usual one: a queue is served from its head.
-        let index: Int?
-        if entries.first?.id == id {
-            index = entries.startIndex
-        } else {
-            index = entries.firstIndex { $0.id == id }
-        }
-        guard let index else { return false }
-        let entry = entries.remove(at: index)
+        guard let entry = entries.removeValue(forKey: id) else { return false }
         resumptions.append(Resumption(continuation: entry.continuation, result: result))
+        tidyOrder()
         return true
+    }
+
+    /// Drops dead ids from the head, and rebuilds `order` once dead ids
+    /// outnumber live ones (each rebuild is paid for by as many removals).
+    private mutating func tidyOrder() {
+        while let head = order.first, entries[head] == nil { order.removeFirst() }
+        if order.count > 2 * entries.count + 16 {
+            order = Deque(order.filter { entries[$0] != nil })
+        }
     }
 
     mutating func makeID() -> WaiterID {
@@ -93,7 +101,8 @@ public struct Waiters<Tag: Sendable, Value: Sendable>: ~Copyable {
     }
 
     mutating func append(id: WaiterID, tag: Tag, continuation: CheckedContinuation<Value, any Error>) {
-        entries.append(Entry(id: id, tag: tag, continuation: continuation))
+        entries[id] = Entry(tag: tag, continuation: continuation)
+        order.append(id)
     }
 
     mutating func takeResumptions() -> [Resumption] {

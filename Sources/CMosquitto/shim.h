@@ -33,6 +33,7 @@ static const int CMOSQ_PROP_RESPONSE_TOPIC = MQTT_PROP_RESPONSE_TOPIC;
 static const int CMOSQ_PROP_CORRELATION_DATA = MQTT_PROP_CORRELATION_DATA;
 static const int CMOSQ_PROP_USER_PROPERTY = MQTT_PROP_USER_PROPERTY;
 static const int CMOSQ_PROP_SESSION_EXPIRY_INTERVAL = MQTT_PROP_SESSION_EXPIRY_INTERVAL;
+static const int CMOSQ_PROP_MAXIMUM_PACKET_SIZE = MQTT_PROP_MAXIMUM_PACKET_SIZE;
 
 /// mosquitto_int_option with the option as an int (the enum does not
 /// convert implicitly from Swift).

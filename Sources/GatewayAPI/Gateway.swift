@@ -136,10 +136,12 @@ public final class Gateway: Sendable {
         router.use(RequestLogging(logger: logger))
         if !configuration.corsOrigins.isEmpty { router.use(CORSMiddleware(origins: configuration.corsOrigins)) }
         if let key = configuration.apiKey, !key.isEmpty {
-            router.use(APIKeyMiddleware(key: key, openPaths: APIKeyMiddleware.defaultOpenPaths.union(ConsoleAssets.paths)))
+            let openPaths = APIKeyMiddleware.defaultOpenPaths.union(ConsoleAssets.paths).union(WebBluetoothAssets.paths)
+            router.use(APIKeyMiddleware(key: key, openPaths: openPaths))
         }
         addGatewayRoutes(to: &router)
         addObservabilityRoutes(to: &router)
+        addWebBluetoothRoutes(to: &router)
         addAdapterRoutes(to: &router)
         addScanRoutes(to: &router)
         addDeviceRoutes(to: &router)

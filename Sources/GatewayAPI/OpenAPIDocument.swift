@@ -35,9 +35,23 @@ info:
     itself: `400` for a request whose length is ambiguous (repeated
     `Content-Length`, `Content-Length` with `Transfer-Encoding`, a transfer
     coding other than `chunked`), `414`/`431` for a request head over the
-    limit (4 KiB of header fields), `413` for a body over it, and `503` when the gateway holds its
-    most connections or the client address holds its share; each of these
-    closes the connection (`Connection: close`).
+    limits (4 KiB of request line and header fields, 100 header fields),
+    `413` for a body over 1 MiB, and `503` (with `Retry-After`) when the
+    gateway holds its most connections, the client address holds its share,
+    or the bodies being received would take more memory than allowed (32 MiB
+    in all, 8 MiB per client address); each of these closes the connection
+    (`Connection: close`). With an API key, a request with a body but
+    without the key gets its `401` from its head, before its body is read
+    (the connection then closes). A client has 10 s to send a head, and 10 s plus one second per
+    KiB received to send a body: past that its connection is closed without
+    an answer. Requests that libmicrohttpd's parser refuses before the
+    gateway sees them get its own answers, with an HTML body instead of a
+    problem: `414`/`431` for a head over about 20 KiB or with more than about
+    300 header fields, `400` for a header line or chunked body that does not
+    parse or an unparsable `Content-Length`, `505` for an HTTP version it
+    does not speak; a request line that does not parse closes the connection
+    unanswered. Over HTTPS (`--tls-cert`), every response carries
+    `Strict-Transport-Security`.
 
     **Request ids.** Every response carries `X-Request-ID`: the request's
     own when it sent a sane one (1 to 128 letters, digits or `-_.:@+=/`),
@@ -64,7 +78,7 @@ info:
     allow for that in their own timeouts.
 
     **Authentication.** When the gateway runs with an API key, every route but
-    `/health` and the web console's files (`/`, `/console.css`, `/console.js`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
+    `/health`, the web console's files (`/`, `/console.css`, `/console.js`) and the Web Bluetooth script's (`/webbluetooth.js`, `/webbluetooth.mjs`, `/webbluetooth/playground.html`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
     for browsers' EventSource, which cannot set headers).
   license:
     name: MIT
@@ -225,6 +239,77 @@ paths:
           content:
             text/javascript:
               schema: { type: string }
+  /webbluetooth.js:
+    get:
+      tags: [gateway]
+      operationId: webBluetoothScript
+      summary: navigator.bluetooth over this API (classic script)
+      description: |
+        A dependency-free script that gives a web page served anywhere the
+        Web Bluetooth API (`navigator.bluetooth`) backed by this gateway:
+        `<script src="http://gateway:8080/webbluetooth.js"></script>`. It
+        installs itself when the browser has no `navigator.bluetooth`, or
+        always with `data-force`; it talks to the gateway it was loaded
+        from (or `data-gateway`, with `data-api-key`). A page from another
+        origin needs that origin allowed (`--cors-origin`). Served without
+        the API key, with an `ETag` (a matching `If-None-Match` is a `304`).
+      security: [{}]
+      parameters:
+        - $ref: "#/components/parameters/IfNoneMatch"
+      responses:
+        "200":
+          description: JavaScript.
+          headers:
+            ETag: { $ref: "#/components/headers/ETag" }
+          content:
+            text/javascript:
+              schema: { type: string }
+        "304": { description: The copy the client holds is current. }
+  /webbluetooth.mjs:
+    get:
+      tags: [gateway]
+      operationId: webBluetoothModule
+      summary: navigator.bluetooth over this API (ES module)
+      description: |
+        The same code as `/webbluetooth.js` as an ES module
+        (`import { bluetooth, BluetoothUUID, configure } from "http://gateway:8080/webbluetooth.mjs"`),
+        served with `Access-Control-Allow-Origin: *` so that pages from any
+        origin can load it.
+      security: [{}]
+      parameters:
+        - $ref: "#/components/parameters/IfNoneMatch"
+      responses:
+        "200":
+          description: JavaScript.
+          headers:
+            ETag: { $ref: "#/components/headers/ETag" }
+          content:
+            text/javascript:
+              schema: { type: string }
+        "304": { description: The copy the client holds is current. }
+  /webbluetooth/playground.html:
+    get:
+      tags: [gateway]
+      operationId: webBluetoothPlayground
+      summary: A heart-rate monitor page written for Chrome's Web Bluetooth
+      description: |
+        A Web Bluetooth page as written for Chrome plus the one script tag
+        (`/webbluetooth.js` with `data-force`): it finds a heart-rate sensor,
+        reads it, plots its notifications, writes its control point and
+        disconnects. Served without the API key; on a gateway with a key it
+        uses the one the web console keeps for this origin.
+      security: [{}]
+      parameters:
+        - $ref: "#/components/parameters/IfNoneMatch"
+      responses:
+        "200":
+          description: The page.
+          headers:
+            ETag: { $ref: "#/components/headers/ETag" }
+          content:
+            text/html:
+              schema: { type: string }
+        "304": { description: The copy the client holds is current. }
   /v1:
     get:
       tags: [gateway]
@@ -1618,6 +1703,11 @@ components:
         stream's last event; without it the stream stays open while its
         client is there.
       schema: { type: integer, minimum: 1, maximum: 86400000 }
+    IfNoneMatch:
+      name: If-None-Match
+      in: header
+      description: The `ETag` of the copy the client holds; when it is current the answer is a `304` with no body.
+      schema: { type: string }
     LastEventID:
       name: Last-Event-ID
       in: header
@@ -1630,6 +1720,11 @@ components:
       required: true
       description: The id the gateway gave the application (`app1`) or advertisement (`adv1`).
       schema: { type: string, pattern: "^(app|adv)[0-9]+$" }
+  headers:
+    ETag:
+      description: A strong validator of the file (it changes when the gateway's copy does).
+      schema: { type: string, pattern: '^"[0-9a-f]{16}"$' }
+
   responses:
     BadRequest:
       description: The request is malformed (a bad address, UUID, encoding, value or body).
@@ -2601,9 +2696,23 @@ info:
     itself: `400` for a request whose length is ambiguous (repeated
     `Content-Length`, `Content-Length` with `Transfer-Encoding`, a transfer
     coding other than `chunked`), `414`/`431` for a request head over the
-    limit (4 KiB of header fields), `413` for a body over it, and `503` when the gateway holds its
-    most connections or the client address holds its share; each of these
-    closes the connection (`Connection: close`).
+    limits (4 KiB of request line and header fields, 100 header fields),
+    `413` for a body over 1 MiB, and `503` (with `Retry-After`) when the
+    gateway holds its most connections, the client address holds its share,
+    or the bodies being received would take more memory than allowed (32 MiB
+    in all, 8 MiB per client address); each of these closes the connection
+    (`Connection: close`). With an API key, a request with a body but
+    without the key gets its `401` from its head, before its body is read
+    (the connection then closes). A client has 10 s to send a head, and 10 s plus one second per
+    KiB received to send a body: past that its connection is closed without
+    an answer. Requests that libmicrohttpd's parser refuses before the
+    gateway sees them get its own answers, with an HTML body instead of a
+    problem: `414`/`431` for a head over about 20 KiB or with more than about
+    300 header fields, `400` for a header line or chunked body that does not
+    parse or an unparsable `Content-Length`, `505` for an HTTP version it
+    does not speak; a request line that does not parse closes the connection
+    unanswered. Over HTTPS (`--tls-cert`), every response carries
+    `Strict-Transport-Security`.
 
     **Request ids.** Every response carries `X-Request-ID`: the request's
     own when it sent a sane one (1 to 128 letters, digits or `-_.:@+=/`),
@@ -2630,7 +2739,7 @@ info:
     allow for that in their own timeouts.
 
     **Authentication.** When the gateway runs with an API key, every route but
-    `/health` and the web console's files (`/`, `/console.css`, `/console.js`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
+    `/health`, the web console's files (`/`, `/console.css`, `/console.js`) and the Web Bluetooth script's (`/webbluetooth.js`, `/webbluetooth.mjs`, `/webbluetooth/playground.html`) needs `Authorization: Bearer <key>` (or `?access_token=<key>`,
     for browsers' EventSource, which cannot set headers).
   license:
     name: MIT
@@ -2815,6 +2924,92 @@ paths:
             text/javascript:
               schema:
                 type: string
+  /webbluetooth.js:
+    get:
+      tags:
+      - gateway
+      operationId: webBluetoothScript
+      summary: navigator.bluetooth over this API (classic script)
+      description: |
+        A dependency-free script that gives a web page served anywhere the
+        Web Bluetooth API (`navigator.bluetooth`) backed by this gateway:
+        `<script src="http://gateway:8080/webbluetooth.js"></script>`. It
+        installs itself when the browser has no `navigator.bluetooth`, or
+        always with `data-force`; it talks to the gateway it was loaded
+        from (or `data-gateway`, with `data-api-key`). A page from another
+        origin needs that origin allowed (`--cors-origin`). Served without
+        the API key, with an `ETag` (a matching `If-None-Match` is a `304`).
+      security:
+      - {}
+      parameters:
+      - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: JavaScript.
+          headers:
+            ETag:
+              $ref: '#/components/headers/ETag'
+          content:
+            text/javascript:
+              schema:
+                type: string
+        '304':
+          description: The copy the client holds is current.
+  /webbluetooth.mjs:
+    get:
+      tags:
+      - gateway
+      operationId: webBluetoothModule
+      summary: navigator.bluetooth over this API (ES module)
+      description: |
+        The same code as `/webbluetooth.js` as an ES module
+        (`import { bluetooth, BluetoothUUID, configure } from "http://gateway:8080/webbluetooth.mjs"`),
+        served with `Access-Control-Allow-Origin: *` so that pages from any
+        origin can load it.
+      security:
+      - {}
+      parameters:
+      - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: JavaScript.
+          headers:
+            ETag:
+              $ref: '#/components/headers/ETag'
+          content:
+            text/javascript:
+              schema:
+                type: string
+        '304':
+          description: The copy the client holds is current.
+  /webbluetooth/playground.html:
+    get:
+      tags:
+      - gateway
+      operationId: webBluetoothPlayground
+      summary: A heart-rate monitor page written for Chrome's Web Bluetooth
+      description: |
+        A Web Bluetooth page as written for Chrome plus the one script tag
+        (`/webbluetooth.js` with `data-force`): it finds a heart-rate sensor,
+        reads it, plots its notifications, writes its control point and
+        disconnects. Served without the API key; on a gateway with a key it
+        uses the one the web console keeps for this origin.
+      security:
+      - {}
+      parameters:
+      - $ref: '#/components/parameters/IfNoneMatch'
+      responses:
+        '200':
+          description: The page.
+          headers:
+            ETag:
+              $ref: '#/components/headers/ETag'
+          content:
+            text/html:
+              schema:
+                type: string
+        '304':
+          description: The copy the client holds is current.
   /v1:
     get:
       tags:
@@ -4749,6 +4944,13 @@ components:
         type: integer
         minimum: 1
         maximum: 86400000
+    IfNoneMatch:
+      name: If-None-Match
+      in: header
+      description: The `ETag` of the copy the client holds; when it is current the answer is a `304` with
+        no body.
+      schema:
+        type: string
     LastEventID:
       name: Last-Event-ID
       in: header
@@ -4764,6 +4966,12 @@ components:
       schema:
         type: string
         pattern: ^(app|adv)[0-9]+$
+  headers:
+    ETag:
+      description: A strong validator of the file (it changes when the gateway's copy does).
+      schema:
+        type: string
+        pattern: ^"[0-9a-f]{16}"$
   responses:
     BadRequest:
       description: The request is malformed (a bad address, UUID, encoding, value or body).

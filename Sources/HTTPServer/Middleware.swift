@@ -21,6 +21,16 @@ public protocol Middleware: Sendable {
     typealias Next = @Sendable (Request) async throws -> Response
 
     func handle(_ request: Request, next: Next) async throws -> Response
+
+    /// Whether a request's body should be read, from its head alone (see
+    /// `Responder.admitsBody(of:)`): middleware that would refuse the
+    /// request anyway, such as authentication, says no here so the server
+    /// does not take the body first. The default admits every body.
+    func admitsBody(of head: Request) -> Bool
+}
+
+extension Middleware {
+    public func admitsBody(of head: Request) -> Bool { true }
 }
 
 /// A `Middleware` made from a closure.

@@ -4,6 +4,18 @@ public protocol Responder: Sendable {
     /// Answers `request`. Thrown errors become responses through the
     /// server's `ErrorResponseFactory`.
     func respond(to request: Request) async throws -> Response
+
+    /// Whether the body of a request should be read, judged on its head
+    /// alone (`head.body` is empty), before a byte of the body is. Called
+    /// on the server's polling thread, so it must be quick and must not
+    /// block. A request refused here is answered by `respond(to:)` with its
+    /// body left empty, and its connection is closed (the body was not
+    /// read). The default admits every body.
+    func admitsBody(of head: Request) -> Bool
+}
+
+extension Responder {
+    public func admitsBody(of head: Request) -> Bool { true }
 }
 
 /// A request handler: the function a route runs.

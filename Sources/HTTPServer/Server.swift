@@ -78,6 +78,10 @@ public final class Server: Sendable {
     /// Requests in progress, open streams included.
     public var activeRequestCount: Int { core.liveCount }
 
+    /// Memory held now by request bodies in flight (see
+    /// `ServerConfiguration.requestBodyMemoryLimit`).
+    public var requestBodyBytesHeld: Int { core.bodies.held }
+
     /// Connections open now, idle ones and those being refused included.
     public var openConnectionCount: Int { core.connections.openCount }
 

@@ -21,22 +21,40 @@ public struct ServerConfiguration: Sendable {
     /// affected. Zero for no limit.
     public var requestHeaderTimeout: Duration
     /// Memory per connection for the request line, headers and send buffer
-    /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT); raised to at least twice
-    /// `maxHeaderSize` plus 4 KiB. Heads that do not fit even that get
-    /// libmicrohttpd's own 414 or 431 response, which is not made by the
-    /// error factory. Each open connection (an idle stream too) keeps all
-    /// of it resident, so it is kept small.
+    /// (MHD_OPTION.CONNECTION_MEMORY_LIMIT); raised to at least six times
+    /// `maxHeaderSize`. Heads that do not fit even that (over about 20 KiB,
+    /// or with more than about 300 fields, at the defaults) get
+    /// libmicrohttpd's own 414 or 431 page, which is not made by the error
+    /// factory. Each open connection (an idle stream too) keeps all of it
+    /// resident, so it is kept small.
     public var connectionMemoryLimit: Int
     /// The largest request line plus headers answered normally; bigger ones
     /// get a 431 (a 414 when the target alone is bigger) from the error
     /// factory.
     public var maxHeaderSize: Int
+    /// The most header fields a request may have; more get a 431 from the
+    /// error factory.
+    public var maxHeaderFields: Int
     /// The largest request body accepted; bigger ones get a 413: before the
     /// body is sent when the client waits for `100 Continue` or declares
     /// more than twice this, otherwise after the body (read and dropped),
     /// so the client is not reset in the middle of sending it. An upload
     /// still going at twice this has its connection closed.
     public var maxRequestBodySize: Int
+    /// How long a client has to send a request body, from the end of its
+    /// head, plus one second for every `minimumRequestBodyRate` bytes it
+    /// has sent so far: past that, a body trickled in (however steadily)
+    /// has its connection closed. Zero for no limit.
+    public var requestBodyTimeout: Duration
+    /// The slowest average rate, in bytes per second, at which a body may
+    /// arrive once `requestBodyTimeout` has passed (see there).
+    public var minimumRequestBodyRate: Int
+    /// The most memory all request bodies being received (and their
+    /// requests being handled) may hold at once; a body that would take
+    /// more is refused with a 503 before it is read. Zero for no limit.
+    public var requestBodyMemoryLimit: Int
+    /// The same, per client address.
+    public var requestBodyMemoryLimitPerClient: Int
     /// A connection with no traffic for this long is closed (whole seconds;
     /// zero for never), such as an upload that stalls or a client that
     /// stops reading a response. Suspended connections (handlers running,
@@ -48,8 +66,8 @@ public struct ServerConfiguration: Sendable {
     /// How long `stop()` waits for handlers and streams by default.
     public var shutdownGracePeriod: Duration
     /// Makes the responses for errors the server detects itself (400 for
-    /// ambiguous framing, 413, 414, 431, 503 when full or stopping, 500 when
-    /// a handler fails).
+    /// ambiguous framing, 413, 414, 431, 503 when full, stopping or out of
+    /// body memory, 500 when a handler fails).
     public var errorResponses: ErrorResponseFactory
     /// Serve HTTPS with this certificate and key; nil for plain HTTP.
     public var tls: TLSConfiguration?
@@ -66,7 +84,12 @@ public struct ServerConfiguration: Sendable {
         requestHeaderTimeout: Duration = .seconds(10),
         connectionMemoryLimit: Int = 4 * 1024,
         maxHeaderSize: Int = 4 * 1024,
+        maxHeaderFields: Int = 100,
         maxRequestBodySize: Int = 1024 * 1024,
+        requestBodyTimeout: Duration = .seconds(10),
+        minimumRequestBodyRate: Int = 1024,
+        requestBodyMemoryLimit: Int = 32 * 1024 * 1024,
+        requestBodyMemoryLimitPerClient: Int = 8 * 1024 * 1024,
         idleTimeout: Duration = .seconds(60),
         listenBacklog: Int = 1024,
         shutdownGracePeriod: Duration = .seconds(5),
@@ -81,7 +104,12 @@ public struct ServerConfiguration: Sendable {
         self.requestHeaderTimeout = requestHeaderTimeout
         self.connectionMemoryLimit = connectionMemoryLimit
         self.maxHeaderSize = maxHeaderSize
+        self.maxHeaderFields = maxHeaderFields
         self.maxRequestBodySize = maxRequestBodySize
+        self.requestBodyTimeout = requestBodyTimeout
+        self.minimumRequestBodyRate = minimumRequestBodyRate
+        self.requestBodyMemoryLimit = requestBodyMemoryLimit
+        self.requestBodyMemoryLimitPerClient = requestBodyMemoryLimitPerClient
         self.idleTimeout = idleTimeout
         self.listenBacklog = listenBacklog
         self.shutdownGracePeriod = shutdownGracePeriod

@@ -9,6 +9,21 @@ public struct TLSConfiguration: Sendable {
     /// The key's passphrase, if it is encrypted.
     public var keyPassword: String?
 
+    /// The GnuTLS priority string the server uses: TLS 1.2 and 1.3 only;
+    /// AEAD ciphers only (AES-GCM, ChaCha20-Poly1305), so no CBC; key
+    /// exchange by ephemeral elliptic-curve Diffie-Hellman only, so every
+    /// session has forward secrecy (no static RSA, and no finite-field DHE,
+    /// whose group strength the client cannot choose); and the server's
+    /// order wins over the client's (`%SERVER_PRECEDENCE`).
+    static let priorities = """
+        SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-GCM:\
+        -MAC-ALL:+AEAD:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA:%SERVER_PRECEDENCE
+        """
+
+    /// The `Strict-Transport-Security` value every HTTPS response carries
+    /// (unless the handler set its own): browsers keep to HTTPS for a year.
+    static let strictTransportSecurity = "max-age=31536000"
+
     /// A configuration from PEM text already in memory.
     public init(certificatePEM: String, privateKeyPEM: String, keyPassword: String? = nil) {
         self.certificatePEM = certificatePEM

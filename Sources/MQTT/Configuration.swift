@@ -30,6 +30,10 @@ public struct Configuration: Sendable {
     /// (Under MQTT 3.1.1, a session without clean start lasts until the
     /// broker expires it.)
     public var sessionExpiryInterval: UInt32?
+    /// MQTT 5: the largest packet this client accepts, told to the broker in
+    /// CONNECT; the broker drops larger messages instead of sending them, so
+    /// a huge publication never reaches this process's memory. nil: no limit.
+    public var maximumPacketSize: UInt32?
     /// The wait before the first reconnect attempt; it doubles after each
     /// failure up to `maximumReconnectDelay`, and starts over after a
     /// connection succeeds.
@@ -67,7 +71,7 @@ public struct Configuration: Sendable {
     public init(
         broker: BrokerURL, clientID: String, credentials: Credentials? = nil, tls: TLSFiles = TLSFiles(),
         keepAlive: Int = 30, protocolVersion: ProtocolVersion = .v5, will: Will? = nil, cleanStart: Bool = true,
-        sessionExpiryInterval: UInt32? = nil,
+        sessionExpiryInterval: UInt32? = nil, maximumPacketSize: UInt32? = nil,
         reconnectDelay: Duration = .milliseconds(500), maximumReconnectDelay: Duration = .seconds(30),
         inFlightLimit: Int = 100, outboxCapacity: Int = 10_000
     ) {
@@ -80,6 +84,7 @@ public struct Configuration: Sendable {
         self.will = will
         self.cleanStart = cleanStart
         self.sessionExpiryInterval = sessionExpiryInterval
+        self.maximumPacketSize = maximumPacketSize
         self.reconnectDelay = reconnectDelay
         self.maximumReconnectDelay = maximumReconnectDelay
         self.inFlightLimit = inFlightLimit
@@ -87,7 +92,7 @@ public struct Configuration: Sendable {
     }
 
     /// The credentials used: `credentials`, else those in the URL.
-    var effectiveCredentials: Credentials? {
+    public var effectiveCredentials: Credentials? {
         credentials ?? broker.username.map { Credentials(username: $0, password: broker.password) }
     }
 }

@@ -8,18 +8,89 @@ import MQTT
 extension Bridge {
     /// The commands and the REST routes they stand for.
     static let commandNames = ["connect", "disconnect", "read", "write", "subscribe", "unsubscribe"]
+    /// The user property that carries the API key when the gateway has one.
+    static let apiKeyProperty = "api-key"
 
-    func handleCommand(_ message: Message) async {
+    /// Takes a command, on the MQTT thread: refuses at once what is too
+    /// large, unauthorised, addressed to a reply topic outside
+    /// `replyTopicPrefix`, or beyond the command gate's bound; runs the rest
+    /// in a task of its own, in its turn.
+    func receiveCommand(_ message: Message, then finished: (@Sendable () -> Void)? = nil) {
         let command = String(message.topic.split(separator: "/").last ?? "")
-        let answer = await answer(command, message.payload, instance: message.topic)
-        let topic = message.properties.responseTopic ?? topics.response(command)
+        if let refusal = refusal(of: message) {
+            reply(to: message, command: command, with: refusal)
+            finished?()
+            return
+        }
+        guard commandGate.enter() else {
+            floodLog.note("MQTT commands are arriving faster than they run: refused with 503 (\(message.topic))")
+            let retryAfter = max(1, Int(configuration.commandQueueTimeout.components.seconds) / 10)
+            reply(
+                to: message, command: command,
+                with: problem(
+                    .unavailable(
+                        "\(configuration.commandConcurrency) commands are running and \(configuration.commandQueueLength) waiting; ask again in \(retryAfter) s",
+                        instance: message.topic)),
+                extra: [UserProperty("retry-after", String(retryAfter))])
+            finished?()
+            return
+        }
+        let deadline = ContinuousClock.now + configuration.commandQueueTimeout
+        Task {
+            let answer = await commandGate.run(deadline: deadline) {
+                await self.answer(command, message.payload, instance: message.topic)
+            }
+            reply(
+                to: message, command: command,
+                with: answer
+                    ?? problem(.unavailable("the command waited its turn for too long", instance: message.topic)))
+            finished?()
+        }
+    }
+
+    /// Why `message` is refused before it is read, if it is.
+    private func refusal(of message: Message) -> LocalAPI.Answer? {
+        if let topic = message.properties.responseTopic, !isAllowedReplyTopic(topic) {
+            return problem(
+                .invalidRequest(
+                    "the response topic must be under \(configuration.replyTopicPrefix) (not '\(topic)')",
+                    instance: message.topic))
+        }
+        if message.payload.count > configuration.commandPayloadLimit {
+            return problem(
+                .payloadTooLarge(
+                    "the payload is \(message.payload.count) bytes; commands take at most \(configuration.commandPayloadLimit)",
+                    instance: message.topic))
+        }
+        let key = message.properties.userProperties.last { $0.name == Self.apiKeyProperty }?.value
+        if !gateway.acceptsAPIKey(key) {
+            floodLog.note("MQTT command without a valid API key refused (\(message.topic))")
+            return problem(
+                .unauthorized(
+                    "this gateway has an API key: send it in the user property '\(Self.apiKeyProperty)'",
+                    instance: message.topic))
+        }
+        return nil
+    }
+
+    /// Under `replyTopicPrefix`, one level at least below it, no wildcard.
+    func isAllowedReplyTopic(_ topic: String) -> Bool {
+        let prefix = configuration.replyTopicPrefix
+        return topic.hasPrefix(prefix) && topic.count > prefix.count && !topic.contains(where: { "+#".contains($0) })
+    }
+
+    private func reply(
+        to message: Message, command: String, with answer: LocalAPI.Answer, extra: [UserProperty] = []
+    ) {
+        let topic = message.properties.responseTopic.flatMap { isAllowedReplyTopic($0) ? $0 : nil }
+            ?? topics.response(Self.commandNames.contains(command) ? command : "unknown")
         _ = try? client.publish(
             topic, payload: answer.body, qos: .atLeastOnce,
             properties: MessageProperties(
                 correlationData: message.properties.correlationData, contentType: answer.contentType,
                 userProperties: [
                     UserProperty("status", String(answer.status)), UserProperty("gateway", configuration.gatewayID),
-                ]))
+                ] + extra))
     }
 
     private func answer(_ command: String, _ payload: [UInt8], instance: String) async -> LocalAPI.Answer {
@@ -41,7 +112,16 @@ extension Bridge {
         }
         var query: [(String, String)] = []
         if let adapter = text("adapter") { query.append(("adapter", adapter)) }
-        if let timeout = object["timeout_ms"] as? Int { query.append(("timeout_ms", String(timeout))) }
+        if let timeout = object["timeout_ms"] {
+            // JSON numbers arrive as NSNumber, booleans as NSNumber of C
+            // type "c": a string, a fraction or a boolean is refused, not dropped.
+            guard let number = timeout as? NSNumber, String(cString: number.objCType) != "c",
+                let milliseconds = Int(exactly: number.doubleValue), milliseconds > 0
+            else {
+                return problem(.invalidRequest("timeout_ms: must be a positive whole number of milliseconds", instance: instance))
+            }
+            query.append(("timeout_ms", String(milliseconds)))
+        }
         let device = "/v1/devices/\(Self.escaped(address))"
 
         switch command {

@@ -5,6 +5,10 @@ import MQTT
 // presence per device, and commands on `<prefix>/any/cmd/<command>` taken by
 // exactly one gateway through claims on `<prefix>/any/claims/<address>`.
 extension Bridge {
+    /// Fleet requests remembered at once, at most: a flood of them is
+    /// ignored past this, not stored.
+    static let pendingFleetRequestLimit = 4_096
+
     /// A request to `any` this gateway has seen and not yet seen finished.
     struct FleetRequest: Sendable {
         let message: Message
@@ -77,6 +81,7 @@ extension Bridge {
             [weak self] message in
             self?.receiveClaim(message)
         }
+        guard configuration.commands else { return }
         _ = try await client.subscribe(topics.fleetCommands, qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in
             self?.receiveFleetRequest(message)
@@ -87,8 +92,19 @@ extension Bridge {
         // Retained requests are old news.
         guard !message.retain else { return }
         let key = Self.requestKey(message)
-        let device = (Self.object(message.payload)?["address"] as? String).map(Self.canonicalAddress)
-        fleetRequests.withLock { $0[key] = FleetRequest(message: message, device: device, received: .now) }
+        // A payload over the limit is not read here: the winner answers 413.
+        let device =
+            message.payload.count > configuration.commandPayloadLimit
+            ? nil : (Self.object(message.payload)?["address"] as? String).map(Self.canonicalAddress)
+        let kept = fleetRequests.withLock { requests -> Bool in
+            guard requests.count < Self.pendingFleetRequestLimit else { return false }
+            requests[key] = FleetRequest(message: message, device: device, received: .now)
+            return true
+        }
+        guard kept else {
+            floodLog.note("\(Self.pendingFleetRequestLimit) fleet requests are pending: \(message.topic) ignored")
+            return
+        }
         scheduleClaim(key)
     }
 
@@ -141,10 +157,7 @@ extension Bridge {
             return pending
         }
         guard let mine else { return }
-        Task {
-            await handleCommand(mine.message)
-            publishClaim(request, device: mine.device, done: true)
-        }
+        receiveCommand(mine.message) { [weak self] in self?.publishClaim(request, device: mine.device, done: true) }
     }
 
     /// Forgets requests and claims no requester still waits for.

@@ -1,4 +1,5 @@
 import GatewayAPI
+import Logging
 import MQTT
 import Synchronization
 
@@ -9,8 +10,10 @@ import Synchronization
 ///   `offline` (retained) after `stop()`, and the same as its Last Will.
 /// - Events under `<prefix>/<id>/adapters/…` and `…/devices/<address>/…`,
 ///   each payload the JSON of the matching `GET /v1/events` event.
-/// - Commands on `<prefix>/<id>/cmd/<command>`, answered MQTT 5 style on the
-///   request's response topic with its correlation data.
+/// - With `configuration.commands`, commands on `<prefix>/<id>/cmd/<command>`,
+///   answered MQTT 5 style on the request's response topic (under
+///   `<prefix>/replies/`) with its correlation data; with the gateway's API
+///   key in the user property `api-key` when it has one.
 ///
 /// ```swift
 /// let bridge = try Bridge(gateway: gateway, mqtt: mqttConfiguration,
@@ -41,11 +44,18 @@ public final class Bridge: Sendable {
     /// connected: a clean stop clears those, since the gateway can no
     /// longer vouch for a connection once it has gone.
     let connectionTopics = Mutex<[String: Bool]>([:])
+    /// Commands running and waiting, bounded.
+    let commandGate: CommandGate
+    /// Refused commands, logged a few per interval.
+    let floodLog: RateLimitedLog
 
     /// Prepares the bridge. The MQTT configuration's Will is replaced by the
     /// bridge's (`offline` on the status topic); an empty client id becomes
     /// `blegateway-<gateway id>`.
-    public init(gateway: Gateway, mqtt: MQTT.Configuration, configuration: BridgeConfiguration) throws {
+    public init(
+        gateway: Gateway, mqtt: MQTT.Configuration, configuration: BridgeConfiguration,
+        logger: Logger = Logger(label: "blegateway.mqtt")
+    ) throws {
         guard !configuration.gatewayID.isEmpty,
             !configuration.gatewayID.contains(where: { "/+#".contains($0) }), configuration.gatewayID != "any",
             !configuration.topicPrefix.isEmpty, !configuration.topicPrefix.contains(where: { "+#".contains($0) })
@@ -63,7 +73,15 @@ public final class Bridge: Sendable {
         self.presence = Mutex(
             PresenceTracker(
                 minimumInterval: configuration.presenceMinimumInterval, refreshInterval: configuration.presenceRefresh))
+        commandGate = CommandGate(
+            concurrency: configuration.commandConcurrency, queueLength: configuration.commandQueueLength)
+        floodLog = RateLimitedLog(logger: logger, level: .warning)
         var mqtt = mqtt
+        // The broker drops what is far over the command limit instead of
+        // handing it over; what is a little over is still answered 413.
+        if mqtt.maximumPacketSize == nil {
+            mqtt.maximumPacketSize = UInt32(clamping: configuration.commandPayloadLimit * 2)
+        }
         if mqtt.clientID.isEmpty { mqtt.clientID = "blegateway-\(configuration.gatewayID)" }
         mqtt.will = Will(topic: topics.status, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
         self.client = try Client(configuration: mqtt)
@@ -76,12 +94,11 @@ public final class Bridge: Sendable {
         let states = client.connectionStates()
         let events = gateway.bridgedEvents()
         client.start()
-        _ = try await client.subscribe(topics.commands, qos: .atLeastOnce, waitForAcknowledgement: false) {
-            [weak self] message in
-            // On the MQTT thread: commands wait for Bluetooth, so each runs
-            // in a task of its own.
-            guard let self else { return }
-            Task { await self.handleCommand(message) }
+        if configuration.commands {
+            _ = try await client.subscribe(topics.commands, qos: .atLeastOnce, waitForAcknowledgement: false) {
+                [weak self] message in
+                self?.receiveCommand(message)
+            }
         }
         if configuration.fleet { try await followFleet() }
         let status = topics.status
@@ -137,6 +154,9 @@ public final class Bridge: Sendable {
         }
         await client.stop()
     }
+
+    /// MQTT commands running or waiting for their turn now.
+    public var commandQueueDepth: Int { commandGate.depth }
 
     /// Publishes one event where `Topics` routes it.
     func publish(_ event: BridgedEvent) {

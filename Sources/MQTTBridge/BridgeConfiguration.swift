@@ -34,6 +34,19 @@ public struct BridgeConfiguration: Sendable {
     /// Home Assistant MQTT discovery under this prefix (`homeassistant`),
     /// or nil for none.
     public var homeAssistant: String?
+    /// Take commands on `<base>/cmd/…` (and, in a fleet, `<topicPrefix>/any/cmd/…`).
+    /// Off by default: whoever may publish there drives the gateway, so the
+    /// broker's access rules (and the API key, when set) must be in place.
+    public var commands: Bool
+    /// What commands may run at once, and wait beyond those: past both, a
+    /// command is answered 503 at once. HTTP requests have their own
+    /// connections and never wait behind MQTT commands.
+    public var commandConcurrency: Int
+    public var commandQueueLength: Int
+    /// A command waits at most this long for its turn.
+    public var commandQueueTimeout: Duration
+    /// Larger command payloads are refused (413) unread; the HTTP body limit.
+    public var commandPayloadLimit: Int
 
     public init(
         gatewayID: String, topicPrefix: String = "blegateway", advertisementInterval: Duration = .seconds(1),
@@ -50,8 +63,18 @@ public struct BridgeConfiguration: Sendable {
         presenceFreshness = .seconds(60)
         claimHoldTime = .seconds(30)
         fleetRequestLifetime = .seconds(300)
+        commands = false
+        commandConcurrency = 16
+        commandQueueLength = 256
+        commandQueueTimeout = .seconds(30)
+        commandPayloadLimit = 1 << 20
     }
 
     /// `<topicPrefix>/<gatewayID>`.
     public var base: String { "\(topicPrefix)/\(gatewayID)" }
+
+    /// Answers go only to topics under this prefix (`blegateway/replies/`), so
+    /// that a request cannot make the gateway publish on its own topics or
+    /// anyone else's; a broker ACL can give each requester its own branch.
+    public var replyTopicPrefix: String { "\(topicPrefix)/replies/" }
 }

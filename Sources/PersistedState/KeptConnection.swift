@@ -18,11 +18,17 @@ public struct KeptConnection: Sendable, Hashable {
     public var options: [UInt8]
     /// When the connection was first kept.
     public var created: Date
+    /// Who asked for it (the caller's name for a client), if known.
+    public var owner: String?
 
-    public init(adapter: String, address: String, options: [UInt8] = Array("{}".utf8), created: Date = Date()) {
+    public init(
+        adapter: String, address: String, options: [UInt8] = Array("{}".utf8), created: Date = Date(),
+        owner: String? = nil
+    ) {
         self.adapter = adapter
         self.address = address
         self.options = options
         self.created = created
+        self.owner = owner
     }
 }

@@ -26,11 +26,14 @@ public struct PublishedItem: Sendable, Hashable {
     public var values: [Int: [UInt8]]
     /// When it was published.
     public var created: Date
+    /// Who published it (the caller's name for a client), if known.
+    public var owner: String?
 
     public init(
         kind: Kind, id: String, adapter: String, definition: [UInt8], values: [Int: [UInt8]] = [:],
-        created: Date = Date()
+        created: Date = Date(), owner: String? = nil
     ) {
+        self.owner = owner
         self.kind = kind
         self.id = id
         self.adapter = adapter

@@ -31,11 +31,14 @@ public struct StandingSubscription: Sendable, Hashable, Identifiable {
     public var characteristic: Characteristic
     public var mode: Mode
     public var created: Date
+    /// Who created it (the caller's name for a client), if known.
+    public var owner: String?
 
     public init(
         id: Int64, adapter: String, address: String, service: String? = nil, characteristic: Characteristic, mode: Mode,
-        created: Date
+        created: Date, owner: String? = nil
     ) {
+        self.owner = owner
         self.id = id
         self.adapter = adapter
         self.address = address

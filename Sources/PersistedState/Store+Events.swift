@@ -76,6 +76,23 @@ extension Store {
         }
     }
 
+    /// The ranges of ids that were handed out but whose events were never
+    /// stored (the disk was full or stuck, the gateway stopped before their
+    /// commit, before this run or during it), oldest first: those that end
+    /// after `id` and start at or before `through`. Ids reserved for one
+    /// stream's events (`reserveEventID`) are not among them.
+    public func missingEvents(after id: UInt64, through: UInt64) async throws(StoreError) -> [ClosedRange<UInt64>] {
+        let pending = worker.state.withLock { $0.unrecordedGaps }
+        let stored = try await worker.perform(transaction: false) { (database) throws(SQLiteError) in
+            try database.prepare("SELECT first, last FROM event_gaps WHERE last > ? AND first <= ? ORDER BY first")
+                .bind(.integer(Int64(clamping: id)), .integer(Int64(clamping: through))).rows { row in
+                    UInt64(row.integer(0))...UInt64(row.integer(1))
+                }
+        }
+        let recent = pending.filter { $0.upperBound > id && $0.lowerBound <= through }
+        return (stored + recent).sorted { $0.lowerBound < $1.lowerBound }
+    }
+
     /// How many events are stored and their id range (committed events).
     public var eventLogSummary: EventLogSummary { worker.state.withLock { $0.summary } }
 

@@ -13,12 +13,12 @@ extension Store {
         try await worker.perform(transaction: true) { (database) throws(SQLiteError) -> Bool in
             try database.prepare(
                 """
-                INSERT INTO kept_connections (adapter, address, options, created_us) VALUES (?, ?, ?, ?)
+                INSERT INTO kept_connections (adapter, address, options, created_us, owner) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT (adapter, address) DO NOTHING
                 """
             ).bind(
                 .text(connection.adapter), .text(connection.address), .blob(connection.options),
-                .integer(connection.created.storedMicroseconds)
+                .integer(connection.created.storedMicroseconds), .optionalText(connection.owner)
             ).run()
             guard database.changes == 0 else { return true }
             try database.prepare("UPDATE kept_connections SET options = ? WHERE adapter = ? AND address = ?")
@@ -42,11 +42,14 @@ extension Store {
     public func keptConnections() async throws(StoreError) -> [KeptConnection] {
         try await worker.perform(transaction: false) { (database) throws(SQLiteError) in
             try database.prepare(
-                "SELECT adapter, address, options, created_us FROM kept_connections ORDER BY created_us, adapter, address"
+                """
+                SELECT adapter, address, options, created_us, owner FROM kept_connections
+                ORDER BY created_us, adapter, address
+                """
             ).rows { row in
                 KeptConnection(
                     adapter: row.text(0), address: row.text(1), options: row.blob(2),
-                    created: Date(storedMicroseconds: row.integer(3)))
+                    created: Date(storedMicroseconds: row.integer(3)), owner: row.optionalText(4))
             }
         }
     }

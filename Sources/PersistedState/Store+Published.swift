@@ -11,10 +11,13 @@ extension Store {
     public func savePublished(_ item: PublishedItem) async throws(StoreError) {
         try await worker.perform(transaction: true) { (database) throws(SQLiteError) in
             try database.prepare(
-                "INSERT OR REPLACE INTO published (kind, id, adapter, definition, created_us) VALUES (?, ?, ?, ?, ?)"
+                """
+                INSERT OR REPLACE INTO published (kind, id, adapter, definition, created_us, owner)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """
             ).bind(
                 .text(item.kind.rawValue), .text(item.id), .text(item.adapter), .blob(item.definition),
-                .integer(item.created.storedMicroseconds)
+                .integer(item.created.storedMicroseconds), .optionalText(item.owner)
             ).run()
             if item.kind == .application {
                 try database.prepare("DELETE FROM published_values WHERE application = ?").bind(.text(item.id)).run()
@@ -64,12 +67,12 @@ extension Store {
     public func publishedItems() async throws(StoreError) -> [PublishedItem] {
         try await worker.perform(transaction: false) { (database) throws(SQLiteError) in
             var items = try database.prepare(
-                "SELECT kind, id, adapter, definition, created_us FROM published ORDER BY created_us, kind, id"
+                "SELECT kind, id, adapter, definition, created_us, owner FROM published ORDER BY created_us, kind, id"
             ).rows { row -> PublishedItem? in
                 guard let kind = PublishedItem.Kind(rawValue: row.text(0)) else { return nil }
                 return PublishedItem(
                     kind: kind, id: row.text(1), adapter: row.text(2), definition: row.blob(3),
-                    created: Date(storedMicroseconds: row.integer(4)))
+                    created: Date(storedMicroseconds: row.integer(4)), owner: row.optionalText(5))
             }.compactMap { $0 }
             let values = try database.prepare("SELECT application, characteristic, value FROM published_values").rows {
                 row in (row.text(0), Int(row.integer(1)), row.blob(2))

@@ -9,7 +9,8 @@ extension Store {
     /// Durable when it returns.
     public func addSubscription(
         adapter: String, address: String, service: String? = nil,
-        characteristic: StandingSubscription.Characteristic, mode: StandingSubscription.Mode, created: Date = Date()
+        characteristic: StandingSubscription.Characteristic, mode: StandingSubscription.Mode, created: Date = Date(),
+        owner: String? = nil
     ) async throws(StoreError) -> StandingSubscription {
         let (uuid, handle): (SQLValue, SQLValue) =
             switch characteristic {
@@ -19,18 +20,18 @@ extension Store {
         let id = try await worker.perform(transaction: true) { (database) throws(SQLiteError) -> Int64 in
             try database.prepare(
                 """
-                INSERT INTO subscriptions (adapter, address, service, characteristic, handle, mode, created_us)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO subscriptions (adapter, address, service, characteristic, handle, mode, created_us, owner)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ).bind(
                 .text(adapter), .text(address), .optionalText(service), uuid, handle, .text(mode.rawValue),
-                .integer(created.storedMicroseconds)
+                .integer(created.storedMicroseconds), .optionalText(owner)
             ).run()
             return database.lastInsertedRowID
         }
         return StandingSubscription(
             id: id, adapter: adapter, address: address, service: service, characteristic: characteristic, mode: mode,
-            created: Date(storedMicroseconds: created.storedMicroseconds))
+            created: Date(storedMicroseconds: created.storedMicroseconds), owner: owner)
     }
 
     /// Removes a standing subscription; returns false if there was none.
@@ -48,7 +49,7 @@ extension Store {
         try await worker.perform(transaction: false) { (database) throws(SQLiteError) in
             try database.prepare(
                 """
-                SELECT id, adapter, address, service, characteristic, handle, mode, created_us
+                SELECT id, adapter, address, service, characteristic, handle, mode, created_us, owner
                 FROM subscriptions ORDER BY id
                 """
             ).rows { row in
@@ -57,7 +58,7 @@ extension Store {
                     characteristic: row.isNull(4) ? .handle(UInt16(truncatingIfNeeded: row.integer(5))) : .uuid(row.text(4)),
                     // The table's CHECK admits only these two.
                     mode: StandingSubscription.Mode(rawValue: row.text(6)) ?? .notify,
-                    created: Date(storedMicroseconds: row.integer(7)))
+                    created: Date(storedMicroseconds: row.integer(7)), owner: row.optionalText(8))
             }
         }
     }

@@ -55,7 +55,13 @@ public final class Store: Sendable {
         try StateDirectory.create(directory)
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
         let lock = try StateDirectory.lock(directory, databasePath: path)
-        let worker = StoreWorker(path: path, options: options, lockDescriptor: lock, logger: logger)
+        // SQLite would take an empty file for a new database.
+        var status = stat()
+        if stat(path, &status) == 0, status.st_size == 0 {
+            Glibc.close(lock)
+            throw StoreError.empty(path)
+        }
+        let worker = StoreWorker(path: path, directory: directory, options: options, lockDescriptor: lock, logger: logger)
         try worker.start()
         return Store(path: path, options: options, worker: worker)
     }
@@ -73,6 +79,10 @@ public final class Store: Sendable {
     public func close() async {
         await worker.close()
     }
+
+    /// What the store found lost when it opened (changes rolled back, event
+    /// ids never stored), also logged then; nil when nothing was.
+    public var recovery: StoreRecovery? { worker.state.withLock { $0.recovery } }
 
     /// The SQLite library the store runs on, such as "3.40.1".
     public static var sqliteVersion: String { Database.libraryVersion }

@@ -25,6 +25,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// The event was not stored: the queue of events waiting for their
         /// commit was full (the disk is too slow or stuck).
         public static let dropped = Code(rawValue: "dropped")
+        /// The disk holding the store is full.
+        public static let diskFull = Code(rawValue: "disk-full")
+        /// The file is empty: not a state store (and not adopted as a new one).
+        public static let empty = Code(rawValue: "empty")
         /// Any other failure of the file system or SQLite.
         public static let io = Code(rawValue: "io")
     }
@@ -63,7 +67,7 @@ extension StoreError {
                 sqliteCode: error.code)
         } else if error.isFull {
             self.init(
-                code: .io, path: path,
+                code: .diskFull, path: path,
                 message: "the state store \(path) cannot grow: the disk is full (\(error.message)). Free some space.",
                 sqliteCode: error.code)
         } else {
@@ -81,6 +85,16 @@ extension StoreError {
                 or restore it from a backup.
                 """,
             sqliteCode: sqliteCode)
+    }
+
+    static func empty(_ path: String) -> StoreError {
+        StoreError(
+            code: .empty, path: path,
+            message: """
+                the state store \(path) is an empty file (0 bytes): it was truncated, or made by another program. \
+                The gateway does not adopt it as a new store: delete it (and any \(path)-wal beside it) to start \
+                with an empty state, or restore it from a backup.
+                """)
     }
 
     static func newerSchema(_ path: String, found: Int64, supported: Int64) -> StoreError {

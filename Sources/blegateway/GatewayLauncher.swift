@@ -109,7 +109,7 @@ enum GatewayLauncher {
         let server: Server
         let bridge: Bridge?
         do {
-            bridge = try makeBridge(settings, gateway: gateway)
+            bridge = try makeBridge(settings, gateway: gateway, logger: logger)
             // Values that reach streams on a D-Bus thread wake
             // libmicrohttpd's thread once per turn of that thread, not
             // once per value.
@@ -143,10 +143,16 @@ enum GatewayLauncher {
         return services
     }
 
-    private static func makeBridge(_ settings: Settings, gateway: Gateway) throws(StartupError) -> Bridge? {
+    private static func makeBridge(_ settings: Settings, gateway: Gateway, logger: Logger) throws(StartupError)
+        -> Bridge?
+    {
         guard let mqtt = settings.mqtt else { return nil }
+        if mqtt.bridge.commands, mqtt.client.effectiveCredentials == nil {
+            logger.warning(
+                "MQTT commands are on and the gateway logs in to the broker without credentials: whoever may publish on \(mqtt.bridge.base)/cmd/ drives your Bluetooth devices unless the broker's access rules say otherwise (docs/mqtt.md, Security)")
+        }
         do {
-            return try Bridge(gateway: gateway, mqtt: mqtt.client, configuration: mqtt.bridge)
+            return try Bridge(gateway: gateway, mqtt: mqtt.client, configuration: mqtt.bridge, logger: logger)
         } catch {
             throw StartupError("cannot use the MQTT broker \(mqtt.client.broker): \(error)")
         }

@@ -5,7 +5,7 @@ struct MQTTOptions: ParsableArguments {
     @Option(
         name: .customLong("mqtt"),
         help: ArgumentHelp(
-            "Publish events to this MQTT broker and take commands from it: mqtt://[user[:password]@]host[:port] or mqtts://…. [BLEGATEWAY_MQTT]",
+            "Publish events to this MQTT broker (and, with --mqtt-commands, take commands from it): mqtt://[user[:password]@]host[:port] or mqtts://…. [BLEGATEWAY_MQTT]",
             discussion: "Topics are under blegateway/<gateway-id>/ (docs/mqtt.md).",
             valueName: "url"))
     var url: String?
@@ -61,6 +61,13 @@ struct MQTTOptions: ParsableArguments {
             discussion: "The broker publishes the gateway's Last Will ('offline') 1.5 times this after it vanishes; the fleet moves its unfinished commands to another gateway then.",
             valueName: "seconds"))
     var keepAlive = 30
+
+    @Flag(
+        name: .customLong("mqtt-commands"),
+        help: ArgumentHelp(
+            "Take commands from the broker (connect, read, write, subscribe, ...). [BLEGATEWAY_MQTT_COMMANDS=1]",
+            discussion: "Off by default: whoever may publish on blegateway/<gateway-id>/cmd/ drives your devices. With --api-key, a command must carry the key in the MQTT 5 user property 'api-key'; answers go only to response topics under blegateway/replies/. docs/mqtt.md, Security, has a broker ACL to go with it."))
+    var commands = false
 
     @Flag(
         name: .customLong("mqtt-homeassistant"),

@@ -62,11 +62,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("cors-origin"),
         help: ArgumentHelp(
-            "Allow browser pages from this origin (repeat for several; * for any). [BLEGATEWAY_CORS_ORIGINS, comma-separated]",
+            "Allow browser pages from this origin, such as a Web Bluetooth page loading /webbluetooth.js (repeat for several; * for any). [BLEGATEWAY_CORS_ORIGINS, comma-separated]",
             valueName: "origin"))
     var corsOrigins: [String] = []
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate (needs --tls-key).", valueName: "path"))
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp(
+            "Serve HTTPS (TLS 1.2 and 1.3, AEAD ciphers with forward secrecy, HSTS) with this PEM certificate (needs --tls-key).",
+            valueName: "path"))
     var tlsCertificate: String?
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "path"))

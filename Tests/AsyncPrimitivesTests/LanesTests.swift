@@ -88,4 +88,34 @@ import Testing
         open.yield()
         try await reader.value
     }
+
+    @Test func tenThousandWaitersTimingOutLeaveOtherLanesRunning() async throws {
+        let lanes = Lanes<String>()
+        let (gate, open) = AsyncStream.makeStream(of: Void.self)
+        let holder = await hold(lanes, [.exclusive("adapter")], until: gate)
+        let deadline = ContinuousClock.now + .milliseconds(300)
+        let timedOut = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<10_000 {
+                group.addTask {
+                    do {
+                        try await lanes.run("adapter", deadline: deadline) {}
+                        return false
+                    } catch is WaitTimeout {
+                        return true
+                    }
+                }
+            }
+            // Another device's operations go on while the waiters leave.
+            group.addTask {
+                for _ in 0..<100 { try await lanes.run("device", deadline: .now + .seconds(60)) {} }
+                return true
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(timedOut == 10_001)
+        #expect(lanes.occupancy("adapter") == (1, 0))
+        open.yield()
+        try await holder.value
+        #expect(try await lanes.run("adapter", deadline: .now + .seconds(60)) { "free" } == "free")
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// A queue whose owner decides by hand: nothing is admitted at once.
 private func manualQueue(reconsidered: Counter? = nil) -> WaitQueue<Void, Int, String> {
-    WaitQueue(()) { _, _ in _ = reconsidered?.value.add(1, ordering: .relaxed) }
+    WaitQueue(()) { _, _, _ in _ = reconsidered?.value.add(1, ordering: .relaxed) }
 }
 
 /// An owner that never admits at once.

@@ -33,7 +33,7 @@ import Testing
             """
             devices:
               - address: "11:22:33:44:55:66"
-                connection: { delay: 0.1, failures: 2, error: le-connection-abort-by-local }
+                connection: { delay: 0.1, failures: 2, error: le-connection-abort-by-local, mtu: 23 }
                 range: { leaveAfter: 5, returnAfter: 2 }
                 pairing: { accept: false }
                 services:
@@ -47,6 +47,8 @@ import Testing
             """)
         let device = try #require(scenario.devices.first)
         #expect(device.connection.failures == 2)
+        #expect(device.connection.mtu == 23)
+        #expect(Scenario.default.devices.allSatisfy { $0.connection.mtu == 517 })
         #expect(device.range?.leaveAfter == 5)
         #expect(device.pairing.accept == false)
         let characteristics = try #require(device.services.first?.characteristics)
@@ -76,6 +78,7 @@ import Testing
         ),
         ("devices:\n  - address: \"11:22:33:44:55:66\"\n    adapter: hci7\n", 2, "no adapter 'hci7'"),
         ("connectedSignal: sometimes\n", 1, "always, never or a probability"),
+        ("devices:\n  - address: \"11:22:33:44:55:66\"\n    connection: { mtu: 22 }\n", 3, "22 is out of range 23...517"),
     ])
     func badScenariosSayWhereAndWhy(text: String, line: Int, message: String) {
         do {

@@ -69,6 +69,22 @@ import Testing
         #expect(stranger.headers["Access-Control-Allow-Origin"] == nil)
     }
 
+    /// The router judges a head before its body is read exactly as the
+    /// key check will judge the request.
+    @Test func theAPIKeyDecidesWhetherABodyIsRead() {
+        let router = router(apiKey: "s3cret")
+        let admits = { (target: String, headers: Headers) in
+            router.admitsBody(of: Request(method: .post, target: target, headers: headers))
+        }
+        #expect(!admits("/v1/adapters", Headers()))
+        #expect(!admits("/v1/adapters", ["Authorization": "Bearer s3cre"]))
+        #expect(admits("/v1/adapters", ["Authorization": "Bearer s3cret"]))
+        #expect(admits("/v1/adapters?access_token=s3cret", Headers()))
+        #expect(admits("/health", Headers()))
+        #expect(router.admitsBody(of: Request(method: .options, target: "/v1/adapters")))
+        #expect(self.router().admitsBody(of: Request(method: .post, target: "/v1/adapters")))
+    }
+
     @Test func constantTimeComparison() {
         #expect(APIKeyMiddleware.constantTimeEquals(Array("abc".utf8), Array("abc".utf8)))
         #expect(!APIKeyMiddleware.constantTimeEquals(Array("abc".utf8), Array("abd".utf8)))

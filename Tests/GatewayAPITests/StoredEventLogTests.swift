@@ -105,4 +105,38 @@ import Testing
         writer.finish()
         await store.close()
     }
+
+    /// Events that were published but never stored (here dropped by a
+    /// store that cannot keep up; a full disk loses them the same way) are
+    /// a `replay-gap` for a client resuming across them after a restart,
+    /// never skipped in silence.
+    @Test func eventsNeverStoredAreAGapAfterARestart() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            var options = StoreOptions()
+            options.maximumQueuedEvents = 10
+            options.batchInterval = .seconds(60)
+            let store = try Store.open(directory: directory, options: options)
+            let log = EventLog(capacity: 16, store: store)
+            // 1...10 wait in the queue; 11...30 find it full.
+            for index in 1...30 { log.publish(type: "characteristic-value", json: EventReplayTests.event(index)) }
+            #expect(store.statistics.lost == 20)
+            // Throws: the newest id was dropped; the ten queued commit.
+            await #expect(throws: StoreError.self) { try await store.flush() }
+            for index in 31...40 { log.publish(type: "characteristic-value", json: EventReplayTests.event(index)) }
+            try await store.flush()
+            await store.close()
+        }
+        let store = try Store.open(directory: directory)
+        let log = EventLog(capacity: 16, store: store)
+        try await replay.withEventServer(log) { port in
+            let events = try await read(5 + 1 + 10, port: port, target: "/v1/events?last_event_id=5")
+            #expect(events.map { $0.id ?? "gap" } == ["6", "7", "8", "9", "10", "gap"] + (31...40).map(String.init))
+            let gap = try #require(events.first { $0.type == "replay-gap" })
+            #expect(gap.json["last_event_id"] as? Int == 10)
+            #expect(gap.json["oldest_available"] as? Int == 31)
+        }
+        await store.close()
+    }
 }

@@ -23,6 +23,22 @@ import Testing
         }
     }
 
+    /// The heads of issue 36: each is answered, or refused with a problem;
+    /// never a closed connection or libmicrohttpd's HTML page.
+    @Test func headsAtAndPastTheLimits() async throws {
+        let gateway = try await GatewayUnderTest.start()
+        let items = { (count: Int) in Array(repeating: "a", count: count).joined(separator: "&") }
+        #expect(try await gateway.get("/health?" + items(200)).status == 200)
+        #expect(try await gateway.get("/health", headers: ["X-Big": String(repeating: "b", count: 3900)]).status == 200)
+        let fields = Dictionary(uniqueKeysWithValues: (1..<200).map { ("X-\($0)", "v") })
+        expectProblem(try await gateway.get("/health", headers: fields), 431, "headers-too-large")
+        expectProblem(
+            try await gateway.get("/health", headers: ["X-Big": String(repeating: "b", count: 11_950)]), 431,
+            "headers-too-large")
+        expectProblem(try await gateway.get("/health?" + items(10_000)), 414, "invalid-request")
+        await gateway.stop()
+    }
+
     @Test func badInput() async throws {
         let gateway = try await GatewayUnderTest.start()
         try await gateway.discover(TestScenario.strap, TestScenario.slow, TestScenario.beacon)

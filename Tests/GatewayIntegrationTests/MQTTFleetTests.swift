@@ -39,13 +39,13 @@ import TestSupport
     @Test func aCommandToAnyIsTakenByOneGatewayAndSurvivesItsDeath() async throws {
         let broker = try await Broker.start()
         let watcher = try await broker.mosquittoSub("blegateway/#", id: "watcher", format: "%t %p")
-        let replies = try await broker.mosquittoSub("replies/fleet", id: "requester", format: "%D %P %p")
+        let replies = try await broker.mosquittoSub("blegateway/replies/fleet", id: "requester", format: "%D %P %p")
         var gateways: [String: GatewayUnderTest] = [:]
         var scans: [EventStreamClient] = []
         for (index, (id, rssi)) in [("g-a", -50), ("g-b", -65), ("g-c", -80)].enumerated() {
             let gateway = try await GatewayUnderTest.start(
                 scenario: Self.scenario(adapter: index, rssi: rssi, delay: 3),
-                arguments: ["--mqtt", broker.url, "--gateway-id", id, "--mqtt-keepalive", "5"])
+                arguments: ["--mqtt", broker.url, "--gateway-id", id, "--mqtt-keepalive", "5", "--mqtt-commands"])
             gateways[id] = gateway
             scans.append(try gateway.stream("/v1/scan"))
         }
@@ -66,7 +66,7 @@ import TestSupport
         func ask(_ command: String, _ json: String, id: String, wait: Bool = true) async throws -> String? {
             try await broker.mosquittoPub([
                 "-t", "blegateway/any/cmd/\(command)", "-q", "1", "-m", json,
-                "-D", "publish", "response-topic", "replies/fleet", "-D", "publish", "correlation-data", id,
+                "-D", "publish", "response-topic", "blegateway/replies/fleet", "-D", "publish", "correlation-data", id,
             ])
             guard wait, await replies.waitForOutput(containing: "\(id) ", timeout: .seconds(60)) else { return nil }
             return replies.standardOutput.split(separator: "\n").first { $0.hasPrefix("\(id) ") }.map(String.init)

@@ -12,11 +12,11 @@ import TestSupport
     @Test func mosquittoClientsSeeEventsAndCommandsReadAndWrite() async throws {
         let broker = try await Broker.start()
         let gateway = try await GatewayUnderTest.start(
-            arguments: ["--mqtt", broker.url, "--gateway-id", "hall", "--mqtt-homeassistant"])
+            arguments: ["--mqtt", broker.url, "--gateway-id", "hall", "--mqtt-homeassistant", "--mqtt-commands"])
         let base = Self.base
         let everything = try await broker.mosquittoSub("\(base)/#", id: "watcher", format: "%t %p")
         let homeAssistant = try await broker.mosquittoSub("homeassistant/#", id: "home-assistant", format: "%t %p")
-        let replies = try await broker.mosquittoSub("replies/me", id: "requester", format: "%t %D %P %p")
+        let replies = try await broker.mosquittoSub("blegateway/replies/me", id: "requester", format: "%t %D %P %p")
         #expect(await everything.waitForOutput(containing: "\(base)/status online\n", timeout: .seconds(30)))
 
         // Scan results.
@@ -28,10 +28,10 @@ import TestSupport
         func ask(_ command: String, _ json: String, id: String) async throws -> String? {
             try await broker.mosquittoPub([
                 "-t", "\(base)/cmd/\(command)", "-q", "1", "-m", json,
-                "-D", "publish", "response-topic", "replies/me", "-D", "publish", "correlation-data", id,
+                "-D", "publish", "response-topic", "blegateway/replies/me", "-D", "publish", "correlation-data", id,
             ])
-            guard await replies.waitForOutput(containing: "replies/me \(id) ", timeout: .seconds(30)) else { return nil }
-            return replies.standardOutput.split(separator: "\n").first { $0.hasPrefix("replies/me \(id) ") }.map(String.init)
+            guard await replies.waitForOutput(containing: "blegateway/replies/me \(id) ", timeout: .seconds(30)) else { return nil }
+            return replies.standardOutput.split(separator: "\n").first { $0.hasPrefix("blegateway/replies/me \(id) ") }.map(String.init)
         }
 
         // Connection state.
@@ -116,6 +116,69 @@ import TestSupport
         // Still serving HTTP.
         #expect(try await bad.get("/health").status == 200)
         #expect(await bad.stop() == 0)
+    }
+
+    /// docs/mqtt.md's broker access rules, exactly as printed there: the
+    /// gateway and a requester with their own users get commands through;
+    /// an anonymous client is refused by the broker, and a user the rules
+    /// do not name cannot publish commands.
+    @Test func theDocumentedBrokerRulesLockTheCommandDoor() async throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/mqtt.md").path
+        let doc = try String(contentsOfFile: path, encoding: .utf8)
+        let acl = try #require(doc.components(separatedBy: "```acl\n").dropFirst().first?.components(separatedBy: "```").first)
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (index, user) in ["gateway", "app", "stranger"].enumerated() {
+            let made = try await run(
+                ["mosquitto_passwd", "-b"] + (index == 0 ? ["-c"] : []) + ["\(directory)/passwords", user, "pw-\(user)"])
+            #expect(made.status == 0, "\(made.error)")
+        }
+        chmod("\(directory)/passwords", 0o644)
+        try acl.write(toFile: "\(directory)/acl", atomically: true, encoding: .utf8)
+        let broker = try await Broker.start(listenerLines: [
+            "allow_anonymous false", "password_file \(directory)/passwords", "acl_file \(directory)/acl",
+        ])
+        let gateway = try await GatewayUnderTest.start(arguments: [
+            "--mqtt", "mqtt://gateway:pw-gateway@127.0.0.1:\(broker.port)", "--gateway-id", "hall", "--mqtt-commands",
+        ])
+        #expect(await broker.waitForSubscription(client: "blegateway-hall", filter: "blegateway/hall/cmd/+"))
+        #expect(!gateway.process.standardError.contains("without credentials"))
+        let replies = try await broker.mosquittoSub(
+            "blegateway/replies/app/#", id: "app-replies", format: "%t %D %P", arguments: ["-u", "app", "-P", "pw-app"])
+        func command(_ user: String?, id: String) async throws {
+            let login = user.map { ["-u", $0, "-P", "pw-\($0)"] } ?? []
+            _ = try await run(
+                ["mosquitto_pub", "-h", "127.0.0.1", "-p", "\(broker.port)", "-V", "mqttv5", "-q", "1"] + login + [
+                    "-t", "blegateway/hall/cmd/read", "-m", #"{"address":"\#(Self.strap)","characteristic":"2a38"}"#,
+                    "-D", "publish", "response-topic", "blegateway/replies/app/\(id)",
+                    "-D", "publish", "correlation-data", id,
+                ])
+        }
+        try await command(nil, id: "anonymous")
+        try await command("stranger", id: "stranger")
+        try await command("app", id: "app")
+        // The app's own command is answered (409: the strap is not connected) ...
+        #expect(await replies.waitForOutput(containing: "blegateway/replies/app/app app status:", timeout: .seconds(30)))
+        // ... and the two before it never reached the gateway.
+        #expect(!replies.standardOutput.contains("anonymous"))
+        #expect(!replies.standardOutput.contains("stranger"))
+        #expect(broker.log.contains("Denied PUBLISH from") || broker.log.contains("not authorised"), "\(broker.log.suffix(3000))")
+        replies.kill()
+        #expect(await gateway.stop() == 0)
+        await broker.stop()
+    }
+
+    @Test func commandsWithoutBrokerCredentialsWarnAtStartup() async throws {
+        let broker = try await Broker.start()
+        let gateway = try await GatewayUnderTest.start(arguments: ["--mqtt", broker.url, "--mqtt-commands"])
+        #expect(await waitForCondition { gateway.process.standardError.contains("MQTT commands are on") })
+        #expect(await gateway.stop() == 0)
+        let quiet = try await GatewayUnderTest.start(arguments: ["--mqtt", broker.url])
+        #expect(await waitForCondition { quiet.process.standardError.contains("MQTT: connected to") })
+        #expect(!quiet.process.standardError.contains("MQTT commands are on"))
+        #expect(await quiet.stop() == 0)
+        await broker.stop()
     }
 
     @Test func startupRefusesABadGatewayIDAndBrokerURL() async throws {

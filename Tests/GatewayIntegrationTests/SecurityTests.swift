@@ -13,6 +13,15 @@ import Testing
         #expect(try await gateway.get("/v1/adapters", headers: ["Authorization": "Bearer \(key)"]).status == 200)
         #expect(try await gateway.get("/v1/adapters?access_token=\(key)").status == 200)
         #expect(try await gateway.get("/openapi.yaml").status == 401)
+        // The key is checked on the head: a client that waits for
+        // `100 Continue` gets its 401 without sending the body.
+        let upload = try await run([
+            "bash", "-c",
+            "head -c 500000 /dev/zero | curl -s -o /dev/null -w '%{http_code} %{size_upload}' "
+                + "-H 'Expect: 100-continue' -H 'Content-Type: application/json' --data-binary @- "
+                + "\(gateway.baseURL)/v1/devices/C4:7C:8D:6A:3E:01/characteristics/2a39/value",
+        ])
+        #expect(upload.output == "401 0", "\(upload.output) \(upload.error)")
         // Liveness probes need no key.
         #expect(try await gateway.get("/health").status == 200)
         // Streams too: EventSource passes the key in the query.
@@ -49,21 +58,41 @@ import Testing
         await gateway.stop()
     }
 
-    @Test func httpsWithACertificate() async throws {
+    /// A gateway serving HTTPS with a new self-signed certificate (an
+    /// elliptic-curve key, or RSA) in a directory of its own.
+    func startWithTLS(keyType: [String] = ["ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"]) async throws
+        -> (GatewayUnderTest, directory: String)
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let made = try await run([
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem", "-days", "1", "-subj", "/CN=127.0.0.1",
-        ])
+        let made = try await run(
+            ["openssl", "req", "-x509", "-newkey"] + keyType + [
+                "-nodes", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem", "-days", "1",
+                "-subj", "/CN=127.0.0.1",
+            ])
         #expect(made.status == 0, "\(made.error)")
         let gateway = try await GatewayUnderTest.start(
             arguments: ["--tls-cert", directory + "/cert.pem", "--tls-key", directory + "/key.pem"])
+        return (gateway, directory)
+    }
+
+    @Test func httpsWithACertificate() async throws {
+        let (gateway, directory) = try await startWithTLS()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         #expect(gateway.baseURL.hasPrefix("https://"))
-        #expect(try await gateway.get("/v1/adapters").status == 200)
+        let adapters = try await gateway.get("/v1/adapters")
+        #expect(adapters.status == 200)
+        #expect(adapters.headers["strict-transport-security"] == "max-age=31536000")
         let plain = try await run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", gateway.baseURL.replacingOccurrences(of: "https", with: "http") + "/health"])
         #expect(plain.output != "200", "plain HTTP is not served on the TLS port")
+        // Nothing older than TLS 1.2, whatever the client offers.
+        for version in ["-tls1", "-tls1_1"] {
+            let old = try await run([
+                "bash", "-c",
+                "openssl s_client \(version) -cipher ALL:@SECLEVEL=0 -connect \(gateway.baseURL.dropFirst(8)) </dev/null",
+            ])
+            #expect(old.output.contains("Cipher is (NONE)"), "\(version) was negotiated:\n\(old.output.prefix(600))")
+        }
         // `blegateway health` (the image's HEALTHCHECK) over https: a
         // self-signed certificate is refused unless --insecure says so.
         let verified = try await run([GatewayUnderTest.executable, "health", "--url", gateway.baseURL])
@@ -73,5 +102,32 @@ import Testing
         #expect(insecure.status == 0, "\(insecure.output)\(insecure.error)")
         #expect(insecure.output.hasPrefix("ok: "), "\(insecure.output)")
         await gateway.stop()
+    }
+
+    /// Debian's testssl.sh on the protocols, cipher categories, forward
+    /// secrecy, the server's cipher order and the HTTP security headers
+    /// (not the certificate, which is self-signed here), with an RSA key
+    /// (its static-RSA key exchange must not be offered): nothing it finds
+    /// may be MEDIUM or worse.
+    @Test func testsslFindsNothingMediumOrWorse() async throws {
+        let (gateway, directory) = try await startWithTLS(keyType: ["rsa:2048"])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let report = directory + "/testssl.json"
+        let scan = try await run([
+            "testssl", "--quiet", "--color", "0", "--warnings", "off", "--ip", "one",
+            "--protocols", "--server-preference", "--fs", "--std", "--headers",
+            "--jsonfile", report, String(gateway.baseURL.dropFirst(8)),
+        ], timeout: .seconds(600))  // a minute on a quiet machine, several on a busy one
+        await gateway.stop()
+        let data = try Data(contentsOf: URL(fileURLWithPath: report))
+        let findings = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "\(scan.output)")
+        #expect(findings.count > 20, "testssl.sh ran few checks:\n\(scan.output)")
+        let serious = findings.filter { ["MEDIUM", "HIGH", "CRITICAL", "WARN"].contains($0["severity"] as? String) }
+        #expect(serious.isEmpty, "\(serious.map { "\($0["severity"] ?? "") \($0["id"] ?? ""): \($0["finding"] ?? "")" })")
+        let byID = Dictionary(findings.compactMap { f in (f["id"] as? String).map { ($0, f["finding"] as? String ?? "") } }) { a, _ in a }
+        #expect(byID["TLS1"]?.hasPrefix("not offered") == true)
+        #expect(byID["TLS1_1"]?.hasPrefix("not offered") == true)
+        #expect(byID["cipher_order"] == "server")
+        #expect(byID["HSTS_time"] != nil)
     }
 }

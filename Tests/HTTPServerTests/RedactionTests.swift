@@ -22,10 +22,14 @@ extension HTTPServerTests {
                 try client.request("GET", "/fails?ACCESS_TOKEN=SECRET3")
                 let second = try client.readResponse().head.status
                 try client.request("GET", "/ok?access%5Ftoken=SECRET4")
-                return [first, second, try client.readResponse().head.status]
+                let third = try client.readResponse().head.status
+                try client.request("GET", "/fails?access_token%3DSECRET5")
+                let fourth = try client.readResponse().head.status
+                try client.request("GET", "/ok?access_token[]=SECRET6")
+                return [first, second, third, fourth, try client.readResponse().head.status]
             }
-            #expect(statuses == [200, 500, 200])
-            #expect(await eventually { records.all.filter { $0.contains("request finished") }.count == 3 })
+            #expect(statuses == [200, 500, 200, 500, 200])
+            #expect(await eventually { records.all.filter { $0.contains("request finished") }.count == 5 })
             await server.stop()
             let lines = records.all
             #expect(lines.contains { $0.contains("/ok?access_token=REDACTED&x=1") })

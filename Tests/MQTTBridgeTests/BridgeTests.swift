@@ -35,16 +35,16 @@ import Testing
         // Commands, request/response with the library as the requester.
         let requester = try world.broker.client("requester")
         let replies = Inbox()
-        _ = try await requester.subscribe("replies/#", handler: replies.handler)
+        _ = try await requester.subscribe("blegateway/replies/#", handler: replies.handler)
         var correlation = 0
         func ask(_ command: String, _ json: String) async throws -> MQTT.Message {
             correlation += 1
             let id = bytes("req-\(correlation)")
             try requester.publish(
                 "\(base)/cmd/\(command)", payload: bytes(json), qos: .atLeastOnce,
-                properties: MessageProperties(responseTopic: "replies/\(correlation)", correlationData: id))
+                properties: MessageProperties(responseTopic: "blegateway/replies/\(correlation)", correlationData: id))
             let reply = try #require(
-                await replies.wait(for: correlation).first { $0.topic == "replies/\(correlation)" })
+                await replies.wait(for: correlation).first { $0.topic == "blegateway/replies/\(correlation)" })
             #expect(reply.properties.correlationData == id)
             return reply
         }
@@ -85,10 +85,10 @@ import Testing
         await requester.stop()
 
         // mosquitto_pub as the requester, mosquitto_sub as the listener.
-        let answers = try await world.broker.mosquittoSub("cli/answer", id: "cli", format: "%D %P %p")
+        let answers = try await world.broker.mosquittoSub("blegateway/replies/cli", id: "cli", format: "%D %P %p")
         try await world.broker.mosquittoPub([
             "-t", "\(base)/cmd/read", "-m", #"{"address":"C4:7C:8D:6A:3E:01","characteristic":"2a38"}"#,
-            "-D", "publish", "response-topic", "cli/answer", "-D", "publish", "correlation-data", "x1",
+            "-D", "publish", "response-topic", "blegateway/replies/cli", "-D", "publish", "correlation-data", "x1",
         ])
         #expect(await answers.waitForOutput(containing: "x1 status:409 gateway:hall {\"type\":\"urn:blegateway:problem:not-connected\""))
 
@@ -164,7 +164,13 @@ final class World: Sendable {
         self.bridge = bridge
     }
 
-    static func start(advertisementInterval: Duration = .milliseconds(200)) async throws -> World {
+    static func start(
+        advertisementInterval: Duration = .milliseconds(200), apiKey: String? = nil,
+        configure: (inout BridgeConfiguration) -> Void = { _ in }
+    ) async throws -> World {
+        var configuration = BridgeConfiguration(gatewayID: "hall", advertisementInterval: advertisementInterval)
+        configuration.commands = true
+        configure(&configuration)
         let broker = try await Broker.start()
         let bus = try TestBus()
         let simulatorConnection = try await bus.connect()
@@ -175,11 +181,11 @@ final class World: Sendable {
         let connection = try await bus.connect()
         let central = Central(connection: connection)
         try await central.start()
-        let gateway = Gateway(central: central)
+        let gateway = Gateway(central: central, configuration: GatewayConfiguration(apiKey: apiKey))
         let bridge = try Bridge(
             gateway: gateway,
             mqtt: MQTT.Configuration(broker: try BrokerURL(parsing: broker.url), clientID: ""),
-            configuration: BridgeConfiguration(gatewayID: "hall", advertisementInterval: advertisementInterval))
+            configuration: configuration)
         try await bridge.start()
         return World(
             broker: broker, bus: bus, simulatorConnection: simulatorConnection, simulator: simulator,

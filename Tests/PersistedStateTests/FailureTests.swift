@@ -63,6 +63,18 @@ import TestSupport
         #expect(error.message.contains(path))
     }
 
+    /// SQLite would take an empty file for a new database: a store
+    /// truncated to nothing must not silently start over.
+    @Test func anEmptyFileIsRefusedAndLeftAlone() throws {
+        let temporary = try TemporaryDirectory()
+        let path = temporary.file(Store.fileName)
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let error = try openFailure(temporary.path)
+        #expect(error.code == .empty)
+        #expect(error.message.contains(path) && error.message.contains("empty file"), "\(error.message)")
+        #expect(contents(path).isEmpty)
+    }
+
     @Test func aStateDirectoryThatCannotBeCreatedIsReported() throws {
         let temporary = try TemporaryDirectory()
         #expect(FileManager.default.createFile(atPath: temporary.file("file"), contents: Data()))

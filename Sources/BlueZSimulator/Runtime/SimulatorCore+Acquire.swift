@@ -73,7 +73,7 @@ extension SimulatorCore {
         guard let (ours, theirs) = AcquiredSocket.pair() else {
             throw BluetoothdError.failed(String(cString: strerror(errno)))
         }
-        let socket = AcquiredSocket(owner: owner, mtu: Self.attMTU, sendFD: ours)
+        let socket = AcquiredSocket(owner: owner, mtu: device.spec.connection.mtu, sendFD: ours)
         let (packets, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         do {
             socket.watch = try bus.watch(UnixFD(dup(ours))) { event, fd in

@@ -2,9 +2,6 @@ import DBus
 
 extension SimulatorCore {
     static let characteristicInterface: InterfaceName = "org.bluez.GattCharacteristic1"
-    /// The ATT MTU bluetoothd reports once the exchange is done (BlueZ
-    /// peers agree on 517).
-    static let attMTU: UInt16 = 517
 
     // MARK: Objects
 
@@ -35,7 +32,7 @@ extension SimulatorCore {
                 guard let path = try? servicePath.appending(characteristic.component) else { continue }
                 var properties: [String: Value] = [
                     "UUID": .string(characteristic.spec.uuid.string), "Service": .objectPath(servicePath),
-                    "Value": .bytes([]), "Flags": .strings(characteristic.spec.flags), "MTU": .uint16(Self.attMTU),
+                    "Value": .bytes([]), "Flags": .strings(characteristic.spec.flags), "MTU": .uint16(device.spec.connection.mtu),
                 ]
                 // As in 5.66: Notifying for notify/indicate, NotifyAcquired
                 // for notify, WriteAcquired for write-without-response.

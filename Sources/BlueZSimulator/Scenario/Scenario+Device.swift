@@ -116,15 +116,20 @@ extension Scenario {
         public var failures: Int
         /// The reason they fail with: bluetoothd's `le-connection-*` text.
         public var error: String
+        /// The ATT MTU bluetoothd reports once the exchange is done (`MTU`
+        /// of each characteristic): 517 between BlueZ peers, 23 for a
+        /// peripheral that never exchanges it.
+        public var mtu: UInt16
 
         public init(
             delay: Double = 0.3, resolveDelay: Double = 2.0, failures: Int = 0,
-            error: String = "le-connection-abort-by-local"
+            error: String = "le-connection-abort-by-local", mtu: UInt16 = 517
         ) {
             self.delay = delay
             self.resolveDelay = resolveDelay
             self.failures = failures
             self.error = error
+            self.mtu = mtu
         }
     }
 

@@ -129,11 +129,13 @@ struct ScenarioParser {
     }
 
     func connection(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Connection {
-        let keys = try cursor.mapping(allowed: ["delay", "resolveDelay", "failures", "error"])
+        let keys = try cursor.mapping(allowed: ["delay", "resolveDelay", "failures", "error", "mtu"])
         var connection = Scenario.Connection()
         if let delay = keys["delay"] { connection.delay = try delay.number() }
         if let delay = keys["resolveDelay"] { connection.resolveDelay = try delay.number() }
         if let failures = keys["failures"] { connection.failures = try failures.integer(in: 0...1_000_000) }
+        // 23 is the least ATT MTU (Core Spec Vol 3, Part F, 3.2.8), 517 the most BlueZ offers.
+        if let mtu = keys["mtu"] { connection.mtu = UInt16(try mtu.integer(in: 23...517)) }
         if let error = keys["error"] {
             connection.error = try error.string()
             guard connection.error.hasPrefix("le-connection-") else {

@@ -42,6 +42,14 @@ extension Gateway {
         LocalAPI(router: router(), apiKey: configuration.apiKey)
     }
 
+    /// Whether `presented` opens the API: it equals the API key (compared
+    /// in constant time), or the gateway has no key.
+    public func acceptsAPIKey(_ presented: String?) -> Bool {
+        guard let key = configuration.apiKey, !key.isEmpty else { return true }
+        guard let presented else { return false }
+        return APIKeyMiddleware.constantTimeEquals(Array(presented.utf8), Array(key.utf8))
+    }
+
     /// Subscribes to a characteristic's notifications for a bridge: values
     /// then arrive as `characteristic-value` events (see `bridgedEvents`).
     /// `address`, `characteristic` (UUID or `handle:N`), `service` and
@@ -51,9 +59,23 @@ extension Gateway {
     public func subscribeForBridge(
         address: String, characteristic: String, service: String?, adapter: String?, instance: String
     ) async -> Result<NotificationSubscription, BridgeProblem> {
+        // Escaped as a client would, so a value cannot add parameters.
+        func escaped(_ value: String) -> String {
+            value.utf8.map { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                    UInt8(ascii: ":"):
+                    return String(UnicodeScalar(byte))
+                default:
+                    let hex = String(byte, radix: 16, uppercase: true)
+                    return "%" + (hex.count == 1 ? "0" + hex : hex)
+                }
+            }.joined()
+        }
         var query: [String] = []
-        if let service { query.append("service=\(service)") }
-        if let adapter { query.append("adapter=\(adapter)") }
+        if let service { query.append("service=\(escaped(service))") }
+        if let adapter { query.append("adapter=\(escaped(adapter))") }
         var request = Request(method: .get, target: instance + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
         request.parameters = Parameters([(name: "address", value: address), (name: "characteristic", value: characteristic)])
         var problem: Problem
@@ -85,6 +107,29 @@ extension BridgeProblem {
     /// command payload that is not the JSON expected).
     public static func invalidRequest(_ detail: String, instance: String) -> BridgeProblem {
         var problem = Problem(.invalidRequest, status: .badRequest, detail: detail)
+        problem.instance = instance
+        return BridgeProblem(status: problem.status.code, json: problem.json)
+    }
+
+    /// A 401 `unauthorized` problem (no valid API key).
+    public static func unauthorized(_ detail: String, instance: String) -> BridgeProblem {
+        make(.unauthorized, .unauthorized, detail, instance)
+    }
+
+    /// A 413 `payload-too-large` problem.
+    public static func payloadTooLarge(_ detail: String, instance: String) -> BridgeProblem {
+        make(.payloadTooLarge, .contentTooLarge, detail, instance)
+    }
+
+    /// A 503 `unavailable` problem (too busy to take it now).
+    public static func unavailable(_ detail: String, instance: String) -> BridgeProblem {
+        make(.unavailable, .serviceUnavailable, detail, instance)
+    }
+
+    private static func make(_ kind: Problem.Kind, _ status: Status, _ detail: String, _ instance: String)
+        -> BridgeProblem
+    {
+        var problem = Problem(kind, status: status, detail: detail)
         problem.instance = instance
         return BridgeProblem(status: problem.status.code, json: problem.json)
     }

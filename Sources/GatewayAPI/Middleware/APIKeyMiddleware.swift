@@ -3,7 +3,8 @@ import HTTPServer
 /// Requires `Authorization: Bearer <key>` on every request except the ones
 /// a load balancer or a browser's preflight must reach without it (`/health`
 /// and `OPTIONS`), and the paths the gateway opens besides (the web
-/// console's static files, whose API calls carry the key). Browsers' EventSource cannot set headers, so the key is
+/// console's static files and the Web Bluetooth script, whose API calls
+/// carry the key). Browsers' EventSource cannot set headers, so the key is
 /// also accepted as the `access_token` query parameter.
 struct APIKeyMiddleware: Middleware {
     let key: [UInt8]
@@ -18,12 +19,8 @@ struct APIKeyMiddleware: Middleware {
     }
 
     func handle(_ request: Request, next: Next) async throws -> Response {
-        if request.method == .options || openPaths.contains(request.path) {
-            return try await next(request)
-        }
-        let presented =
-            request.headers["Authorization"].flatMap(Self.bearerToken) ?? request.query["access_token"]
-        guard let presented, Self.constantTimeEquals(Array(presented.utf8), key) else {
+        let presented = Self.presentedKey(request)
+        guard isOpen(request) || isValid(presented) else {
             var problem = Problem(
                 .unauthorized, status: .unauthorized,
                 detail: presented == nil
@@ -34,6 +31,25 @@ struct APIKeyMiddleware: Middleware {
             return response
         }
         return try await next(request)
+    }
+
+    /// The key is checked on the head, so a request without it is refused
+    /// before its body is read (and takes no memory for it).
+    func admitsBody(of head: Request) -> Bool {
+        isOpen(head) || isValid(Self.presentedKey(head))
+    }
+
+    private func isOpen(_ request: Request) -> Bool {
+        request.method == .options || openPaths.contains(request.path)
+    }
+
+    private func isValid(_ presented: String?) -> Bool {
+        guard let presented else { return false }
+        return Self.constantTimeEquals(Array(presented.utf8), key)
+    }
+
+    private static func presentedKey(_ request: Request) -> String? {
+        request.headers["Authorization"].flatMap(bearerToken) ?? request.query["access_token"]
     }
 
     static func bearerToken(_ header: String) -> String? {

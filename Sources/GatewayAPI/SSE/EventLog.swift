@@ -238,8 +238,10 @@ public final class EventLog: Sendable {
     }
 
     /// Writes the next batch of a stream's replay from the store, about
-    /// `budget` bytes, up to the first event the buffer holds. True while
-    /// more is left (from the store or the buffer).
+    /// `budget` bytes, up to the first event the buffer holds. Ids handed
+    /// out whose events the store never got (a full disk, a crash) are a
+    /// `replay-gap`, as pruned ones are. True while more is left (from the
+    /// store or the buffer).
     private func replayFromStore(_ token: UInt64, to writer: StreamWriter, budget: Int) async -> Bool {
         guard let store else { return false }
         let start = state.withLock { state -> (replay: Replay, boundary: UInt64)? in
@@ -260,6 +262,18 @@ public final class EventLog: Sendable {
                 position = min(oldest - 1, boundary)
             }
             let events = try await store.events(after: position, limit: Self.storePageSize)
+            var missing = try await store.missingEvents(after: position, through: boundary)[...]
+            // Gaps up to `id`: events the buffer holds (after `boundary`)
+            // are not missing.
+            func gaps(before id: UInt64) {
+                while let gap = missing.first, gap.lowerBound < id {
+                    missing.removeFirst()
+                    let end = min(gap.upperBound, boundary)
+                    guard end > position else { continue }
+                    frames.append(Self.gap(after: position, oldestAvailable: end + 1))
+                    position = end
+                }
+            }
             var bytes = 0
             var exhausted = events.count < Self.storePageSize
             for event in events {
@@ -267,6 +281,7 @@ public final class EventLog: Sendable {
                     exhausted = true
                     break
                 }
+                gaps(before: event.id)
                 if replay.filter.matches(type: event.type, device: event.device) {
                     let frame = ServerSentEvent(
                         id: String(event.id), event: event.type, data: String(decoding: event.data, as: UTF8.self)
@@ -281,8 +296,11 @@ public final class EventLog: Sendable {
                 position = event.id
             }
             // What the store does not hold up to the boundary (ids reserved
-            // for one stream's events, or not stored) has nothing to replay.
-            if exhausted { position = max(position, boundary) }
+            // for one stream's events) has nothing to replay.
+            if exhausted {
+                gaps(before: boundary + 1)
+                position = max(position, boundary)
+            }
         } catch {
             logger.error("the event log cannot be read to replay: \(error.message)")
             frames.append(Self.gap(after: position, oldestAvailable: boundary + 1))

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import Logging
 
 // The C entry points libmicrohttpd calls, all on its polling thread. Each
@@ -15,7 +16,24 @@ func uriLogCallback(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let exchange = Exchange(core: core, connection: connection, target: uri.map { String(cString: $0) } ?? "/")
     core.register(exchange)
+    if let uri { hideQueryFromParser(uri) }
     return Unmanaged.passRetained(exchange).toOpaque()
+}
+
+/// Ends the query string MHD is about to parse right after its `?`, so
+/// MHD parses no query arguments.
+///
+/// The query is parsed from the target kept above (`RequestTarget`), never
+/// from MHD's argument table, which costs an entry of its connection's
+/// memory pool per argument: a few hundred short arguments, well inside
+/// `maxHeaderSize`, exhausted the pool and MHD closed the connection
+/// unanswered. MHD calls this callback "before we modify URI *or* args"
+/// (connection.c, parse_initial_message_line), with `uri` pointing into its
+/// own writable read buffer and the `?` already found: it then writes a NUL
+/// over the `?` and parses what follows it, here the empty string.
+private func hideQueryFromParser(_ uri: UnsafePointer<CChar>) {
+    guard let question = strchr(uri, Int32(UInt8(ascii: "?"))) else { return }
+    UnsafeMutablePointer(mutating: question + 1).pointee = 0
 }
 
 /// The access handler, called at least twice per request.

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Counts open connections (in all, and per client address), decides which
 /// ones are answered 503 instead of being served, and closes connections
-/// that take too long to send a request head.
+/// that take too long to send a request head or body.
 ///
 /// libmicrohttpd stops accepting once its own connection limit is reached,
 /// so a client past it waits in the listen backlog with no answer. The
@@ -140,6 +140,18 @@ final class ConnectionGuard: Sendable {
             let deadline = ContinuousClock.now + headerTimeout
             state.deadlines[key] = deadline
             return state.needsWake(for: deadline)
+        }
+        if wake { startOrWake() }
+    }
+
+    /// Sets (or with nil clears) the connection's deadline: used for the
+    /// time a request body may take. Polling thread.
+    func setDeadline(_ deadline: ContinuousClock.Instant?, for control: ConnectionControl) {
+        let key = Int(bitPattern: UnsafeRawPointer(control.connection.pointer))
+        let wake = state.withLock { state -> Bool in
+            guard !state.stopped, state.records[key] != nil else { return false }
+            state.deadlines[key] = deadline
+            return deadline.map { state.needsWake(for: $0) } ?? false
         }
         if wake { startOrWake() }
     }

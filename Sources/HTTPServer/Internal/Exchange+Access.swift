@@ -34,6 +34,12 @@ extension Exchange {
     /// closing with its bytes unread makes the kernel reset the connection:
     /// the client may see a broken pipe instead of the 413. Such a body is
     /// read and dropped, and the 413 follows it.
+    ///
+    /// Before any body is read, the responder judges the head
+    /// (`Responder.admitsBody`, where the API key is checked): a head it
+    /// refuses is answered by the responder at once, its body left unread.
+    /// A declared body that the `BodyBudget` cannot hold is refused (503) at
+    /// once too: better a client that may see a reset than memory taken.
     private func firstCall(method: String, version: String) -> MHD_Result {
         state.withLock { state in
             state.stage = .body
@@ -59,50 +65,113 @@ extension Exchange {
             return queue(core.errorResponse(error, request: headOnly()))
         }
         let headers = Self.headers(of: control.connection.pointer)
+        if headers.count > configuration.maxHeaderFields {
+            let error = HTTPError(
+                .requestHeaderFieldsTooLarge, "the request has more than \(configuration.maxHeaderFields) header fields")
+            return queue(core.errorResponse(error, request: headOnly()))
+        }
         if let violation = MessageFraming.violation(in: headers, version: version) {
             let head = Request(method: Method(method), target: target, headers: headers, version: version)
             return queue(closing(core.errorResponse(HTTPError(.badRequest, violation), request: head)))
         }
-        state.withLock { $0.headers = headers }
+        let remote = cmhd_connection_client_address(control.connection.pointer).flatMap { SocketAddress($0) }
+        state.withLock { state in
+            state.headers = headers
+            state.remote = remote
+        }
         // A Content-Length that does not parse is MHD's business (it answers
         // 400); one that parses but is too big is ours.
-        if let length = headers["Content-Length"].flatMap({ Int($0) }) {
+        let length = headers["Content-Length"].flatMap { Int($0) }
+        guard (length ?? 0) > 0 || headers["Transfer-Encoding"] != nil else { return MHD_Result.YES }
+        let head = Request(method: Method(method), target: target, headers: headers, version: version, remoteAddress: remote)
+        if !core.responder.admitsBody(of: head) {
+            state.withLock { $0.bodySkipped = true }
+            return dispatch()
+        }
+        if let length {
             if length > configuration.maxRequestBodySize {
                 let waitsForContinue = headers["Expect"]?.lowercased() == "100-continue"
                 if waitsForContinue || length > 2 * configuration.maxRequestBodySize {
                     return queue(core.errorResponse(bodyTooLarge(), request: headOnly()))
                 }
                 state.withLock { $0.discarded = 0 }
-            } else if length > 0 {
-                state.withLock { $0.body.reserveCapacity(length) }
+            } else if let full = core.bodies.reserve(length, for: Self.budgetKey(remote)) {
+                return queue(closing(core.errorResponse(bodyBudgetExhausted(full), request: head)))
+            } else {
+                state.withLock { state in
+                    state.reserved = length
+                    state.body.reserveCapacity(length)
+                }
             }
         }
+        startBodyDeadline()
         return MHD_Result.YES
     }
 
     /// Appends a piece of the body, or discards it once the body went over
-    /// the limit (or was declared over it). libmicrohttpd 0.9.75 refuses to
-    /// queue a response while it is still reading a body, so such a body
-    /// gets its 413 once it ends; it is counted and dropped (memory stays
-    /// bounded) and an upload still going at twice the limit has its
-    /// connection closed instead.
+    /// the limit (or was declared over it) or out of the body budget.
+    /// libmicrohttpd 0.9.75 refuses to queue a response while it is still
+    /// reading a body, so such a body gets its 413 (or 503) once it ends;
+    /// it is counted and dropped (memory stays bounded) and an upload still
+    /// going at twice the limit has its connection closed instead.
     private func receive(_ upload: UnsafePointer<CChar>?, count: Int) -> MHD_Result {
         let limit = core.configuration.maxRequestBodySize
-        return state.withLock { state in
-            if let discarded = state.discarded {
-                state.discarded = discarded + count
-                return discarded + count > 2 * limit ? MHD_Result.NO : MHD_Result.YES
-            }
-            guard state.body.count + count <= limit else {
-                state.discarded = state.body.count + count
+        let (result, start, received) = state.withLock { state in
+            state.bodyReceived += count
+            return (receive(upload, count: count, limit: limit, into: &state), state.bodyStart, state.bodyReceived)
+        }
+        extendBodyDeadline(start: start, received: received)
+        return result
+    }
+
+    private func receive(
+        _ upload: UnsafePointer<CChar>?, count: Int, limit: Int, into state: inout State
+    ) -> MHD_Result {
+        if let discarded = state.discarded {
+            state.discarded = discarded + count
+            return discarded + count > 2 * limit ? MHD_Result.NO : MHD_Result.YES
+        }
+        let needed = state.body.count + count
+        guard needed <= limit else {
+            state.discarded = needed
+            state.body = []
+            return MHD_Result.YES
+        }
+        // A body of unannounced length (chunked) takes budget as it grows.
+        if needed > state.reserved {
+            if let full = core.bodies.reserve(needed - state.reserved, for: Self.budgetKey(state.remote)) {
+                state.bodyRefusal = bodyBudgetExhausted(full)
+                state.discarded = needed
                 state.body = []
                 return MHD_Result.YES
             }
-            if let upload {
-                state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count))
-            }
-            return MHD_Result.YES
+            state.reserved = needed
         }
+        if let upload {
+            state.body.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: count))
+        }
+        return MHD_Result.YES
+    }
+
+    /// The body's deadline: `requestBodyTimeout` from the end of the head,
+    /// one second later for every `minimumRequestBodyRate` bytes received.
+    private func startBodyDeadline() {
+        let timeout = core.configuration.requestBodyTimeout
+        guard timeout > .zero else { return }
+        let now = ContinuousClock.now
+        state.withLock { $0.bodyStart = now }
+        core.connections.setDeadline(now + timeout, for: control)
+    }
+
+    private func extendBodyDeadline(start: ContinuousClock.Instant?, received: Int) {
+        guard let start else { return }
+        let rate = max(1, core.configuration.minimumRequestBodyRate)
+        let earned = Duration.milliseconds(Int64(received) * 1000 / Int64(rate))
+        core.connections.setDeadline(start + core.configuration.requestBodyTimeout + earned, for: control)
+    }
+
+    private func bodyBudgetExhausted(_ reason: String) -> HTTPError {
+        HTTPError(.serviceUnavailable, "\(reason); try again later", headers: ["Retry-After": "1"])
     }
 
     private func bodyTooLarge() -> HTTPError {
@@ -112,16 +181,16 @@ extension Exchange {
     /// The whole request is in: build it, suspend the connection, and run
     /// the responder on a task that delivers its response.
     private func dispatch() -> MHD_Result {
-        if state.withLock({ $0.discarded != nil }) {
-            return queue(closing(core.errorResponse(bodyTooLarge(), request: headOnly())))
+        let (bodyStart, discarded, bodyRefusal) = state.withLock { ($0.bodyStart, $0.discarded, $0.bodyRefusal) }
+        if bodyStart != nil { core.connections.setDeadline(nil, for: control) }
+        if discarded != nil {
+            return queue(closing(core.errorResponse(bodyRefusal ?? bodyTooLarge(), request: headOnly())))
         }
-        let connection = control.connection.pointer
-        let remote = cmhd_connection_client_address(connection).flatMap { SocketAddress($0) }
         let request: Request = state.withLock { state in
             state.stage = .handling
             let request = Request(
                 method: state.method, target: target, headers: state.headers, body: state.body,
-                version: state.version, remoteAddress: remote)
+                version: state.version, remoteAddress: state.remote)
             state.body = []
             state.headers = Headers()
             state.request = request
@@ -164,7 +233,7 @@ extension Exchange {
             return (state.pending, state.request)
         }
         if let pending {
-            let result = queue(pending)
+            let result = queue(state.withLock { $0.bodySkipped } ? closing(pending) : pending)
             // Nothing answers for this request any more.
             state.withLock { $0.request = nil }
             return result

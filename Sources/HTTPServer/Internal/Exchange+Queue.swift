@@ -19,6 +19,9 @@ extension Exchange {
         let connection = control.connection.pointer
         var response = response
         if core.isStopping { response.headers.replaceOrAdd(name: "Connection", value: "close") }
+        if core.configuration.tls != nil, response.headers["Strict-Transport-Security"] == nil {
+            response.headers.replaceOrAdd(name: "Strict-Transport-Security", value: TLSConfiguration.strictTransportSecurity)
+        }
         let created: OpaquePointer?
         switch response.body {
         case .bytes(let bytes):

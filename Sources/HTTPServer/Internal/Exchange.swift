@@ -36,8 +36,21 @@ final class Exchange: Sendable {
         var headers = Headers()
         var body: [UInt8] = []
         /// Body bytes dropped, once the body went (or was declared) over
-        /// the limit: every byte of it so far.
+        /// the limit or out of the body budget: every byte of it so far.
         var discarded: Int?
+        /// Why a dropped body is refused (nil: it is too large, a 413).
+        var bodyRefusal: HTTPError?
+        /// The head was refused (`Responder.admitsBody`): the body is left
+        /// unread, and the connection closed after the answer.
+        var bodySkipped = false
+        /// The end of the head, where the body's deadline counts from.
+        var bodyStart: ContinuousClock.Instant?
+        /// Body bytes received so far, dropped ones included.
+        var bodyReceived = 0
+        /// Bytes this request holds in the server's `BodyBudget`.
+        var reserved = 0
+        /// The client, as the socket reported it.
+        var remote: SocketAddress?
         var request: Request?
         /// The handler's response, waiting for the access handler.
         var pending: Response?
@@ -123,14 +136,19 @@ final class Exchange: Sendable {
         control.markFinished()
         core.hangups.unwatch(control)
         core.connections.requestCompleted(control)
-        let (writer, pending, handler, method, version, status) = state.withLock { state in
+        let (writer, pending, handler, method, version, status, reserved, remote) = state.withLock { state in
             state.completed = true
             defer {
                 state.pending = nil
                 state.handler = nil
+                state.reserved = 0
             }
-            return (state.writer, state.pending, state.handler, state.method, state.version, state.status)
+            return (
+                state.writer, state.pending, state.handler, state.method, state.version, state.status, state.reserved,
+                state.remote
+            )
         }
+        core.bodies.release(reserved, for: Self.budgetKey(remote))
         // A client that left while its handler ran: let the handler know.
         handler?.cancel()
         if case .stream(let orphan)? = pending?.body { orphan.terminate(.clientDisconnected) }
@@ -147,6 +165,9 @@ final class Exchange: Sendable {
             "end": "\(Self.describe(code))",
         ])
     }
+
+    /// The client address a body's memory is counted against.
+    static func budgetKey(_ remote: SocketAddress?) -> String { remote?.host ?? "?" }
 
     /// The target as logs show it: secrets in the query redacted.
     var loggedTarget: String {

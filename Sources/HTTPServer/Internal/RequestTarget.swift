@@ -33,16 +33,26 @@ extension RequestTarget {
     /// `target` with the values of the named query parameters replaced by
     /// `REDACTED` (names compared after percent-decoding, ignoring case),
     /// for logs.
+    ///
+    /// A malformed item that starts with such a name (`access_token[]=s`,
+    /// or `access_token%3Ds`, whose `=` is encoded so the whole item is its
+    /// name) may still carry the secret: it is logged as
+    /// `access_token(malformed)=REDACTED`, nothing of it kept.
     static func redacting(_ target: String, parameters: Set<String>) -> String {
         guard !parameters.isEmpty, let question = target.firstIndex(of: "?") else { return target }
-        let names = Set(parameters.map { $0.lowercased() })
+        let names = parameters.map { $0.lowercased() }
         let query = target[target.index(after: question)...]
         let fragment = query.firstIndex(of: "#").map { query[$0...] } ?? ""
         let items = query[..<(query.firstIndex(of: "#") ?? query.endIndex)].split(separator: "&", omittingEmptySubsequences: false)
         let redacted = items.map { item -> String in
             let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            guard names.contains(PercentDecoding.decode(name, plusAsSpace: true).lowercased()) else { return String(item) }
-            return "\(name)=REDACTED"
+            let decoded = PercentDecoding.decode(name, plusAsSpace: true).lowercased()
+            guard let secret = names.first(where: { decoded.hasPrefix($0) }) else { return String(item) }
+            if decoded.count == secret.count { return "\(name)=REDACTED" }
+            // `access_tokens` is another parameter; `access_token[` is not.
+            let next = decoded[decoded.index(decoded.startIndex, offsetBy: secret.count)]
+            if next.isLetter || next.isNumber || next == "_" || next == "-" { return String(item) }
+            return "\(secret)(malformed)=REDACTED"
         }
         return target[...question] + redacted.joined(separator: "&") + fragment
     }

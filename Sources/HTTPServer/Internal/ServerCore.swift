@@ -21,10 +21,14 @@ final class ServerCore: Sendable {
     let connections: ConnectionGuard
     /// Returns freed memory to the system after many connections closed.
     let reclaimer = MemoryReclaimer()
+    /// The memory request bodies in flight may hold.
+    let bodies: BodyBudget
 
     init(configuration: ServerConfiguration, responder: any Responder, logger: Logger) {
         self.configuration = configuration
         self.connections = ConnectionGuard(configuration: configuration)
+        self.bodies = BodyBudget(
+            total: configuration.requestBodyMemoryLimit, perClient: configuration.requestBodyMemoryLimitPerClient)
         self.responder = responder
         self.logger = logger
     }

@@ -26,6 +26,11 @@ extension Router {
         }
     }
 
+    /// A body is read only if every middleware admits it.
+    public func admitsBody(of head: Request) -> Bool {
+        middleware.allSatisfy { $0.admitsBody(of: head) }
+    }
+
     /// The function that answers `request`, after filling its `parameters`
     /// and `route` when a route matched.
     private func resolve(_ request: inout Request) -> Handler {

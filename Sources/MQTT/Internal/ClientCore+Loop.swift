@@ -125,6 +125,10 @@ extension ClientCore {
             let added = mosquitto_property_add_int32(&list, CMOSQ_PROP_SESSION_EXPIRY_INTERVAL, expiry)
             guard added == CMOSQ_ERR_SUCCESS else { return added }
         }
+        if configuration.protocolVersion == .v5, let size = configuration.maximumPacketSize {
+            let added = mosquitto_property_add_int32(&list, CMOSQ_PROP_MAXIMUM_PACKET_SIZE, size)
+            guard added == CMOSQ_ERR_SUCCESS else { return added }
+        }
         return mosquitto_connect_bind_v5(
             handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive), nil, list)
     }

@@ -62,6 +62,20 @@ enum Schema {
             PRIMARY KEY (application, characteristic)
         ) WITHOUT ROWID;
         """,
+        // 3: who created each kept connection, subscription and published
+        // item (for per-client quotas); the ids handed out but never
+        // stored; a count of commits, to tell a rolled-back file.
+        """
+        ALTER TABLE kept_connections ADD COLUMN owner TEXT;
+        ALTER TABLE subscriptions ADD COLUMN owner TEXT;
+        ALTER TABLE published ADD COLUMN owner TEXT;
+        CREATE TABLE event_gaps (
+            first INTEGER PRIMARY KEY,
+            last INTEGER NOT NULL CHECK (last >= first)
+        );
+        INSERT INTO meta (key, value) VALUES ('commits', 0);
+        INSERT INTO meta (key, value) VALUES ('store_id', random() & 9223372036854775807);
+        """,
     ]
 
     /// The version this build writes.

@@ -41,20 +41,24 @@ extension StoreWorker {
     private func serve(opened: (Result<Void, StoreError>) -> Void) {
         let database: Database
         let statements: Statements
+        let ledgerFile = LedgerFile(directory: directory)
+        var ledger: Ledger
         do {
-            database = try openDatabase()
+            (database, ledger) = try openDatabase(ledgerFile)
             statements = try Statements(database)
         } catch {
             opened(.failure(error))
             return
         }
+        ledgerFile?.write(ledger, sync: true)
         opened(.success(()))
-        run(database, statements)
+        run(database, statements, ledgerFile, &ledger)
     }
 
-    /// Opens, configures, migrates and checks the database, and loads the
-    /// event log's bounds.
-    private func openDatabase() throws(StoreError) -> Database {
+    /// Opens, configures, migrates and checks the database, compares it
+    /// with the ledger, and loads the event log's bounds. Returns the
+    /// ledger of the database as opened.
+    private func openDatabase(_ ledgerFile: LedgerFile?) throws(StoreError) -> (Database, Ledger) {
         let database: Database
         do {
             database = try Database(path: path)
@@ -96,13 +100,30 @@ extension StoreWorker {
         do {
             // A write now, so that a store that cannot be written fails at
             // start-up rather than at the first event.
-            let next = try database.transaction { (database) throws(SQLiteError) -> UInt64 in
+            let (next, now, recorded, lost) = try database.transaction {
+                (database) throws(SQLiteError) -> (UInt64, Ledger, Ledger?, ClosedRange<UInt64>?) in
                 let stored = try database.integer("SELECT value FROM meta WHERE key = 'next_event_id'") ?? 1
                 let newest = try database.integer("SELECT max(id) FROM events") ?? 0
-                let next = UInt64(max(stored, newest + 1, 1))
+                var next = UInt64(max(stored, newest + 1, 1))
+                var now = try Self.ledger(of: database)
+                // A ledger left beside another file says nothing of this one.
+                let recorded = ledgerFile?.read().flatMap { $0.storeID == now.storeID ? $0 : nil }
+                // Ids a client may have seen whose events never reached the
+                // file: recorded as a gap, never handed out again.
+                var lost: ClosedRange<UInt64>?
+                if let recorded, recorded.handedOut >= next {
+                    lost = next...recorded.handedOut
+                    try database.prepare("INSERT OR REPLACE INTO event_gaps (first, last) VALUES (?, ?)")
+                        .bind(.integer(Int64(next)), .integer(Int64(recorded.handedOut))).run()
+                    next = recorded.handedOut + 1
+                }
                 try database.prepare("UPDATE meta SET value = ? WHERE key = 'next_event_id'").bind(.integer(Int64(next))).run()
-                return next
+                try database.execute(Statements.countCommit)
+                now.commits += 1
+                now.handedOut = next - 1
+                return (next, now, recorded, lost)
             }
+            if let recorded { report(recorded, now: now, lost: lost) }
             let count = try database.integer("SELECT count(*) FROM events") ?? 0
             let oldest = try database.integer("SELECT min(id) FROM events")
             let newest = try database.integer("SELECT max(id) FROM events")
@@ -112,10 +133,53 @@ extension StoreWorker {
                 state.summary = EventLogSummary(
                     count: Int(count), oldestID: oldest.map(UInt64.init), newestID: newest.map(UInt64.init))
             }
+            return (database, now)
         } catch {
             throw StoreError(error, path: path)
         }
-        return database
+    }
+
+    /// The ledger's facts as `database` holds them.
+    private static func ledger(of database: Database) throws(SQLiteError) -> Ledger {
+        Ledger(
+            storeID: try database.integer("SELECT value FROM meta WHERE key = 'store_id'") ?? 0,
+            commits: try database.integer("SELECT value FROM meta WHERE key = 'commits'") ?? 0,
+            handedOut: UInt64(max(0, (try database.integer("SELECT value FROM meta WHERE key = 'next_event_id'") ?? 1) - 1)),
+            keptConnections: try database.integer("SELECT count(*) FROM kept_connections") ?? 0,
+            subscriptions: try database.integer("SELECT count(*) FROM subscriptions") ?? 0,
+            published: try database.integer("SELECT count(*) FROM published") ?? 0)
+    }
+
+    /// Says loudly what the file lost since the ledger was written: commits
+    /// rolled back (SQLite drops a write-ahead log's frames from the first
+    /// damaged one on), and event ids handed out but never stored.
+    private func report(_ recorded: Ledger, now: Ledger, lost: ClosedRange<UInt64>?) {
+        // `now` counts the start-up's own commit.
+        let missing = max(0, recorded.commits - (now.commits - 1))
+        guard missing > 0 || lost != nil else { return }
+        let recovery = StoreRecovery(
+            missingCommits: missing, before: recorded.counts, after: now.counts, lostEventIDs: lost)
+        state.withLock { $0.recovery = recovery }
+        if missing > 0 {
+            logger.critical(
+                """
+                the state store \(path) was rolled back: its last \(missing) committed change(s) are missing (its \
+                write-ahead log \(path)-wal was damaged or lost). It held \(recorded.keptConnections) kept \
+                connection(s), \(recorded.subscriptions) standing subscription(s) and \(recorded.published) published \
+                item(s); it now holds \(now.keptConnections), \(now.subscriptions) and \(now.published). Clients must \
+                check and create again what they need; restore the file from a backup to get the rest back.
+                """,
+                metadata: ["path": "\(path)", "missing_commits": "\(missing)"])
+        }
+        if let lost {
+            logger.warning(
+                """
+                event ids \(lost.lowerBound) to \(lost.upperBound) were handed out but never stored in \(path) (the \
+                disk was full or stuck, or the gateway stopped before their commit): a client resuming across them \
+                gets a replay-gap
+                """,
+                metadata: ["path": "\(path)", "first": "\(lost.lowerBound)", "last": "\(lost.upperBound)"])
+        }
     }
 
     /// What the thread does next.
@@ -125,7 +189,9 @@ extension StoreWorker {
     }
 
     /// The thread's loop: commit due batches, run jobs, until closed.
-    private func run(_ database: Database, _ statements: Statements) {
+    /// The ledger is written after every commit (synced after a failure
+    /// and at the end), with the newest id handed out by then.
+    private func run(_ database: Database, _ statements: Statements, _ ledgerFile: LedgerFile?, _ ledger: inout Ledger) {
         var persistedNextID = state.withLock { $0.nextID }
         while true {
             let work = state.withLock { state -> Work in
@@ -163,22 +229,37 @@ extension StoreWorker {
                     wakeup.wait()
                 }
             case .commit(let events, let through, let jobs, let last):
+                var settlement = Settlement(through: through, committed: 0, succeeded: true, failure: nil)
                 if !events.isEmpty || through >= persistedNextID {
-                    commit(events, through: through, database, statements)
-                    persistedNextID = through + 1
-                } else {
-                    settle(through: through, committed: 0, failure: nil)
+                    settlement = commit(events, through: through, database, statements)
+                    if settlement.succeeded {
+                        persistedNextID = through + 1
+                        ledger.commits += 1
+                    }
                 }
-                for job in jobs { job(database) }
+                let resumptions = jobs.map { job in job(database) }
+                if !jobs.isEmpty, let now = try? Self.ledger(of: database) { ledger = now }
+                // Recorded before anyone hears of the commits, so that a
+                // crash after an acknowledgement finds it in the ledger.
+                ledger.handedOut = state.withLock { $0.nextID } - 1
+                ledgerFile?.write(ledger, sync: !settlement.succeeded || last)
+                settle(settlement)
+                for resume in resumptions { resume() }
                 if last { return }
             }
         }
     }
 
-    /// Commits one batch (and the next id, and a prune if the log is full)
-    /// in one transaction, then settles its waiters.
-    private func commit(_ events: [PendingEvent], through: UInt64, _ database: Database, _ statements: Statements) {
-        let countBefore = state.withLock { $0.summary.count }
+    /// Commits one batch (and the next id, the ids recorded as never
+    /// stored, and a prune if the log is full) in one transaction, and
+    /// says how to settle its waiters.
+    private func commit(_ events: [PendingEvent], through: UInt64, _ database: Database, _ statements: Statements)
+        -> Settlement
+    {
+        let (countBefore, gaps) = state.withLock { state in
+            defer { state.unrecordedGaps.removeAll() }
+            return (state.summary.count, state.unrecordedGaps)
+        }
         let maximum = max(1, options.maximumEventCount)
         let keepAfterPrune = maximum - min(max(0, options.pruneBatch), maximum / 2)
         do {
@@ -190,10 +271,16 @@ extension StoreWorker {
                     ).run()
                 }
                 try statements.updateNextID.bind(.integer(Int64(through + 1))).run()
+                try statements.countCommit.run()
+                for gap in gaps {
+                    try statements.insertGap.bind(.integer(Int64(gap.lowerBound)), .integer(Int64(gap.upperBound))).run()
+                }
                 let count = countBefore + events.count
                 guard count > maximum else { return 0 }
                 try statements.prune.bind(.integer(Int64(count - keepAfterPrune - 1))).run()
-                return database.changes
+                let pruned = database.changes
+                try statements.pruneGaps.run()
+                return pruned
             }
             let oldest: UInt64?
             if pruned > 0 || countBefore == 0 {
@@ -212,20 +299,30 @@ extension StoreWorker {
                     state.statistics.largestBatch = max(state.statistics.largestBatch, events.count)
                 }
             }
-            settle(through: through, committed: events.count, failure: nil)
+            return Settlement(through: through, committed: events.count, succeeded: true, failure: nil)
         } catch {
+            state.withLock { $0.unrecordedGaps.insert(contentsOf: gaps, at: 0) }
             let failure = StoreError(error, path: path)
             logger.error(
                 "the state store could not commit \(events.count) event(s)",
                 metadata: ["path": "\(path)", "error": "\(failure.message)"])
-            settle(through: through, committed: 0, failure: events.isEmpty ? nil : (events[0].id...through, failure, events.count))
+            return Settlement(
+                through: through, committed: 0, succeeded: false, failure: events.isEmpty ? nil : (events[0].id...through, failure, events.count))
         }
     }
 
+    /// How a batch went: every id up to `through` is done, `committed`
+    /// events were stored, or the ids of `failure` were not.
+    private struct Settlement {
+        let through: UInt64
+        let committed: Int
+        let succeeded: Bool
+        let failure: (ids: ClosedRange<UInt64>, error: StoreError, count: Int)?
+    }
+
     /// Marks every id up to `through` as done and resumes their waiters.
-    private func settle(
-        through: UInt64, committed: Int, failure: (ids: ClosedRange<UInt64>, error: StoreError, count: Int)?
-    ) {
+    private func settle(_ settlement: Settlement) {
+        let (through, committed, failure) = (settlement.through, settlement.committed, settlement.failure)
         let (ready, recovered) = state.withLock { state -> ([(Waiter, StoreError?)], Bool) in
             state.settledThrough = max(state.settledThrough, through)
             state.statistics.committed += UInt64(committed)
@@ -274,6 +371,12 @@ struct Statements {
     let insertEvent: Statement
     let updateNextID: Statement
     let prune: Statement
+    let countCommit: Statement
+    let insertGap: Statement
+    let pruneGaps: Statement
+
+    /// Counts a transaction in `meta.commits` (see `Ledger`).
+    static let countCommit = "UPDATE meta SET value = value + 1 WHERE key = 'commits'"
 
     init(_ database: Database) throws(StoreError) {
         do {
@@ -284,6 +387,11 @@ struct Statements {
             // `id` is the rowid, so this is a range delete.
             prune = try database.prepare(
                 "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id LIMIT 1 OFFSET ?)")
+            countCommit = try database.prepare(Self.countCommit)
+            insertGap = try database.prepare("INSERT OR REPLACE INTO event_gaps (first, last) VALUES (?, ?)")
+            // Gaps before the oldest event kept: the replay says those
+            // events are gone anyway.
+            pruneGaps = try database.prepare("DELETE FROM event_gaps WHERE last < (SELECT min(id) FROM events)")
         } catch {
             throw StoreError(error, path: database.path)
         }

@@ -41,8 +41,9 @@ final class StoreWorker: Sendable {
         }
     }
 
-    /// Work run on the thread; it resumes its caller itself.
-    typealias Job = @Sendable (Database) -> Void
+    /// Work run on the thread; it returns how to resume its caller, which
+    /// the thread does once the ledger records the work's commit.
+    typealias Job = @Sendable (Database) -> @Sendable () -> Void
 
     struct Waiter {
         let id: UInt64
@@ -61,6 +62,9 @@ final class StoreWorker: Sendable {
         var settledThrough: UInt64 = 0
         /// The most recent ids that were not stored, and why.
         var failures: [(ids: ClosedRange<UInt64>, error: StoreError)] = []
+        /// Ids not stored (dropped or failed) and not yet recorded in the
+        /// `event_gaps` table, which the next committed batch does.
+        var unrecordedGaps: [ClosedRange<UInt64>] = []
         /// Appends are being dropped (logged once per streak).
         var dropping = false
         var summary = EventLogSummary(count: 0, oldestID: nil, newestID: nil)
@@ -68,12 +72,16 @@ final class StoreWorker: Sendable {
         var closing = false
         var finished = false
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        /// What was found lost at open, if anything.
+        var recovery: StoreRecovery?
     }
 
     /// How many failed ranges are remembered for late waiters.
     static let rememberedFailures = 64
 
     let path: String
+    /// The state directory, where the ledger lives beside the database.
+    let directory: String
     let options: StoreOptions
     let logger: Logger
     let state = Mutex(State())
@@ -82,8 +90,9 @@ final class StoreWorker: Sendable {
     /// it after the database.
     let lockDescriptor: Int32
 
-    init(path: String, options: StoreOptions, lockDescriptor: Int32, logger: Logger) {
+    init(path: String, directory: String, options: StoreOptions, lockDescriptor: Int32, logger: Logger) {
         self.path = path
+        self.directory = directory
         self.options = options
         self.lockDescriptor = lockDescriptor
         self.logger = logger
@@ -169,13 +178,17 @@ final class StoreWorker: Sendable {
                     do throws(SQLiteError) {
                         let value: Value
                         if transaction {
-                            value = try database.transaction { (database) throws(SQLiteError) in try body(database) }
+                            value = try database.transaction { (database) throws(SQLiteError) in
+                                let value = try body(database)
+                                try database.execute(Statements.countCommit)
+                                return value
+                            }
                         } else {
                             value = try body(database)
                         }
-                        continuation.resume(returning: value)
+                        return { continuation.resume(returning: value) }
                     } catch {
-                        continuation.resume(throwing: StoreError(error, path: path))
+                        return { continuation.resume(throwing: StoreError(error, path: path)) }
                     }
                 }
                 let accepted = state.withLock { state in
@@ -212,6 +225,17 @@ final class StoreWorker: Sendable {
     }
 
     static func recordFailure(_ ids: ClosedRange<UInt64>, _ error: StoreError, in state: inout State) {
+        if let last = state.unrecordedGaps.last, last.upperBound + 1 == ids.lowerBound {
+            state.unrecordedGaps[state.unrecordedGaps.count - 1] = last.lowerBound...ids.upperBound
+        } else {
+            state.unrecordedGaps.append(ids)
+            // Bounded: two old gaps become one that spans both (a client
+            // may be told of a gap wider than it was, never of none).
+            if state.unrecordedGaps.count > rememberedFailures {
+                let merged = state.unrecordedGaps[0].lowerBound...state.unrecordedGaps[1].upperBound
+                state.unrecordedGaps.replaceSubrange(0...1, with: [merged])
+            }
+        }
         if let last = state.failures.last, last.error == error, last.ids.upperBound + 1 == ids.lowerBound {
             state.failures[state.failures.count - 1].ids = last.ids.lowerBound...ids.upperBound
         } else {
