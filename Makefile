@@ -21,13 +21,14 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev lib
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
 # the gateway for the Grafana dashboard's test), testssl.sh (audits the
 # gateway's HTTPS), default-jre-headless (runs OpenAPI Generator's jar from
-# the openapi-generator-cli wheel), python3-venv for the Python tools below,
+# the openapi-generator-cli wheel), podman-compose (docker-run-check runs
+# docker/compose.yaml with it), python3-venv for the Python tools below,
 # and for the Web Bluetooth script's tests webkit2gtk-driver, xvfb and xauth
 # (WebKitGTK, a browser engine without Web Bluetooth of its own, driven under
 # a virtual display; xvfb-run needs xauth) and eslint.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver sqlite3 prometheus testssl.sh default-jre-headless python3-venv webkit2gtk-driver xvfb xauth \
-	eslint
+	chromium chromium-driver sqlite3 prometheus testssl.sh default-jre-headless podman-compose python3-venv \
+	webkit2gtk-driver xvfb xauth eslint
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a
