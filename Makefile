@@ -8,10 +8,11 @@
 
 SWIFT ?= swift
 # Debian packages that building and running the gateway need: the C
-# libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto), libcurl's
-# (FoundationNetworking, which the client commands use, links it in a
-# --static-swift-stdlib build), and dbus-daemon for `--simulate`'s private bus.
-BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libmosquitto-dev libcurl4-openssl-dev dbus-daemon
+# libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto,
+# GnuTLS for `blegateway health` over https, and libcurl's: FoundationNetworking,
+# which the client commands use, links it in a --static-swift-stdlib build),
+# and dbus-daemon for `--simulate`'s private bus.
+BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libmosquitto-dev libcurl4-openssl-dev dbus-daemon
 # What the tests need as well. They drive real programs: busctl and gdbus
 # (independent D-Bus clients), bluetoothctl from bluez (the real BlueZ client,
 # against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq
@@ -22,12 +23,15 @@ BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libsqlite3-dev libm
 # (tests read the state store as a second program would), prometheus
 # (promtool lints /metrics; a private prometheus on a loopback port scrapes
 # the gateway for the Grafana dashboard's test), testssl.sh (audits the
-# gateway's HTTPS), python3-venv for the Python tools below, and for the
-# Web Bluetooth script's tests webkit2gtk-driver, xvfb and xauth (WebKitGTK,
-# a browser engine without Web Bluetooth of its own, driven under a virtual
-# display; xvfb-run needs xauth) and eslint.
+# gateway's HTTPS), default-jre-headless (runs OpenAPI Generator's jar from
+# the openapi-generator-cli wheel), podman-compose (docker-run-check runs
+# docker/compose.yaml with it), python3-venv for the Python tools below,
+# and for the Web Bluetooth script's tests webkit2gtk-driver, xvfb and xauth
+# (WebKitGTK, a browser engine without Web Bluetooth of its own, driven under
+# a virtual display; xvfb-run needs xauth) and eslint.
 TEST_PACKAGES := $(BUILD_PACKAGES) dbus-bin systemd bluez libglib2.0-bin curl wrk openssl jq mosquitto mosquitto-clients \
-	chromium chromium-driver sqlite3 prometheus testssl.sh python3-venv webkit2gtk-driver xvfb xauth eslint
+	chromium chromium-driver sqlite3 prometheus testssl.sh default-jre-headless podman-compose python3-venv \
+	webkit2gtk-driver xvfb xauth eslint
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # The Python tools the tests use (Tests/requirements.txt, pinned) live in a

@@ -101,11 +101,18 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
+        // GnuTLS (libmicrohttpd's TLS library), for `blegateway health`
+        // over https.
+        .systemLibrary(
+            name: "CGnuTLS",
+            pkgConfig: "gnutls",
+            providers: [.apt(["libgnutls28-dev"])]
+        ),
         // Gateway events and commands over MQTT: a sibling of GatewayAPI's
         // routes, through its public hooks (Sources/GatewayAPI/Bridging).
         .target(
             name: "MQTTBridge",
-            dependencies: ["GatewayAPI", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["GatewayAPI", "BlueZ", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
         ),
         // Core Bluetooth's API over the gateway's public HTTP + SSE API: a
         // client, so it depends on no server module.
@@ -113,7 +120,8 @@ let package = Package(
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "GatewayCoreBluetooth", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge", "PersistedState",
+                "GatewayAPI", "GatewayCoreBluetooth", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
+                "PersistedState", "CGnuTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

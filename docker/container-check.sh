@@ -12,6 +12,9 @@
 #      container scans, connects and reads through it
 #   3. the same bus without the policy: the container stops at once with an
 #      error that names docker/dbus/blegateway.conf
+#   4. docker/compose.yaml with podman-compose (when both are here): the
+#      demo profile runs without a key; the gateway refuses to start
+#      without one in .env and starts with it
 # Prints one PASS or FAIL line per step and the figures (build time, image
 # size, start time). Exit status 0 when all passed or when containers cannot
 # run here (said plainly), 1 when a step failed, 2 when it could not set up.
@@ -263,6 +266,62 @@ else
 fi
 ctr rm -f "$name" > /dev/null 2>&1
 stop_bus
+
+step "docker/compose.yaml with podman-compose, as docker/README.md says to use it"
+if ! command -v podman-compose > /dev/null || [[ "${engine[0]}" != *podman* ]]; then
+  echo "no podman-compose with podman here: compose.yaml is checked by docker/check.sh only"
+else
+  # A user's docker/ directory: compose.yaml and the .env it reads, with
+  # the image built above and free ports rather than 8080 and 8081.
+  # (Debian's podman-compose 1.0 knows no profiles: services are named.)
+  project="$dir/compose"
+  mkdir -p "$project"
+  cp docker/compose.yaml "$project/compose.yaml"
+  demo_port=$(free_port)
+  compose_project=blegateway-check-$$
+  compose() {
+    (cd "$project" && podman-compose --podman-path "${engine[0]}" -p "$compose_project" -f compose.yaml "$@") \
+      >> "$dir/compose.log" 2>&1 || { echo "podman-compose $*:"; tail -20 "$dir/compose.log"; return 1; }
+  }
+  containers+=("${compose_project}_demo_1" "${compose_project}_gateway_1")
+  # wait_log CONTAINER PATTERN: until its log has PATTERN, or 60 s pass.
+  wait_log() {
+    for _ in $(seq 300); do
+      ctr logs "$1" 2>&1 | grep -q "$2" && return 0
+      sleep 0.2
+    done
+    return 1
+  }
+  printf 'BLEGATEWAY_IMAGE=%s\nBLEGATEWAY_PORT=%s\nBLEGATEWAY_DEMO_PORT=%s\n' "$IMAGE" "$(free_port)" "$demo_port" \
+    > "$project/.env"
+  # The demo needs no .env of its own: run it before there is one.
+  mv "$project/.env" "$project/ports"
+  (set -a; . "$project/ports"; set +a; compose up -d --no-build demo) || true
+  mv "$project/ports" "$project/.env"
+  if wait_healthy "http://127.0.0.1:$demo_port" "${compose_project}_demo_1"; then
+    pass "compose: the demo service runs without a key: /health answers 200"
+  else
+    fail "compose: the demo service did not answer:"; tail -20 "$dir/compose.log"
+  fi
+  compose down -v || true
+  compose up -d --no-build gateway || true
+  if wait_log "${compose_project}_gateway_1" 'no API key: put BLEGATEWAY_API_KEY'; then
+    pass "compose: without a key in .env the gateway stops and says where the key goes"
+  else
+    fail "compose: without a key the gateway did not refuse: $(ctr logs "${compose_project}_gateway_1" 2>&1 | tail -3 | tr '\n' ' ')"
+  fi
+  compose down -v || true
+  echo "BLEGATEWAY_API_KEY=$(openssl rand -hex 16)" >> "$project/.env"
+  compose up -d --no-build gateway || true
+  wait_log "${compose_project}_gateway_1" '\[blegateway\]' || true
+  logs=$(ctr logs "${compose_project}_gateway_1" 2>&1 | tail -20)
+  if ! grep -q 'no API key' <<< "$logs" && grep -q '\[blegateway\]' <<< "$logs"; then
+    pass "compose: with the key in .env the gateway starts: $(head -1 <<< "$logs" | cut -c1-120)"
+  else
+    fail "compose: with the key in .env: $logs"
+  fi
+  compose down -v || true
+fi
 
 if [ "$failed" = 0 ]; then echo "container checks: all passed"; else echo "container checks: FAILED"; fi
 exit "$failed"

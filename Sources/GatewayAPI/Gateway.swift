@@ -23,6 +23,8 @@ public final class Gateway: Sendable {
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
     let outcomeCounters = OutcomeCounters()
+    /// Notices pairings bluetoothd makes on its own.
+    let pairingWatch = PairingWatch()
     /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
     public let keeper: ConnectionKeeper
     /// The standing subscriptions (`POST /v1/subscriptions`).
@@ -71,7 +73,10 @@ public final class Gateway: Sendable {
         // On the thread that observed each event: a value reaches the log
         // (and `/v1/events` streams and the store's queue) with no task
         // woken for it, as it reaches notification streams.
-        let handler = central.addEventHandler { [log] event in GatewayEvent(event).publish(to: log) }
+        let handler = central.addEventHandler { [self] event in
+            GatewayEvent(event).publish(to: log)
+            if let device = pairingWatch.newlyPaired(event) { publishPairedByBluetoothd(device) }
+        }
         eventHandler.withLock { $0 = handler }
         let changes = central.events(.links, bufferSize: 256)
         eventPump.start { [logger] in

@@ -38,8 +38,12 @@ public final class Bridge: Sendable {
     let fleet: Mutex<FleetView>
     let fleetRequests = Mutex<[String: FleetRequest]>([:])
     let presence: Mutex<PresenceTracker>
-    /// Home Assistant sensors whose discovery config went out: `address|kind`.
-    let announcedSensors = Mutex<Set<String>>([])
+    /// What Home Assistant has been told (with `--mqtt-homeassistant`).
+    let homeAssistant = Mutex(HomeAssistantState())
+    /// The retained `connection` topics published, and whether each says
+    /// connected: a clean stop clears those, since the gateway can no
+    /// longer vouch for a connection once it has gone.
+    let connectionTopics = Mutex<[String: Bool]>([:])
     /// Commands running and waiting, bounded.
     let commandGate: CommandGate
     /// Refused commands, logged a few per interval.
@@ -98,9 +102,10 @@ public final class Bridge: Sendable {
         }
         if configuration.fleet { try await followFleet() }
         let status = topics.status
-        let announce = Task { [client] in
+        let announce = Task { [weak self, client] in
             for await state in states where state == .connected {
                 _ = try? client.publish(status, payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
+                self?.announceState()
             }
         }
         let pump = Task { [weak self] in
@@ -140,6 +145,10 @@ public final class Bridge: Sendable {
         for task in notifications { task.cancel() }
         if client.connectionState.isConnected {
             clearAllPresence()
+            retireHomeAssistantLinks()
+            for topic in connectionTopics.withLock({ $0.filter(\.value).keys.sorted() }) {
+                _ = try? client.publish(topic, payload: [], qos: .atLeastOnce, retain: true)
+            }
             _ = try? client.publish(topics.status, payload: Array("offline".utf8), qos: .atLeastOnce, retain: true)
             _ = await client.waitUntilDelivered(timeout: timeout)
         }
@@ -151,7 +160,7 @@ public final class Bridge: Sendable {
 
     /// Publishes one event where `Topics` routes it.
     func publish(_ event: BridgedEvent) {
-        offerSensorValue(event)
+        offerToHomeAssistant(event)
         guard let route = topics.route(event, valueQoS: configuration.valueQoS) else { return }
         if event.type == "device-discovered" || event.type == "device-updated", let device = event.device {
             if let rssi = event.rssi { publishPresence(device: device, adapter: event.adapter, rssi: rssi) }
@@ -166,8 +175,23 @@ public final class Bridge: Sendable {
             throttle.withLock { $0.forget(device) }
             clearPresence(device: device)
         }
+        if route.retain, event.device != nil {
+            connectionTopics.withLock { $0[route.topic] = event.type != "device-disconnected" }
+        }
         _ = try? client.publish(
             route.topic, payload: Array(event.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
+    }
+
+    /// On each connection: BlueZ's reachability and each adapter's state as
+    /// they are now (`bluez`, `adapters/<adapter>/state`, retained), which
+    /// events then keep current; and the gateway's Home Assistant device.
+    func announceState() {
+        for event in gateway.currentStateEvents() {
+            guard let route = topics.route(event, valueQoS: configuration.valueQoS) else { continue }
+            _ = try? client.publish(
+                route.topic, payload: Array(event.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
+        }
+        announceGatewayToHomeAssistant()
     }
 
     /// Event payloads are JSON.

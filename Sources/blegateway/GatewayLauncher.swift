@@ -212,8 +212,18 @@ enum GatewayLauncher {
         do {
             let connection = try await Connection.connect(to: .address(daemon.address))
             let simulator = try await SimulatedBlueZ.start(on: connection, scenario: scenario)
+            let control = try await Connection.connect(to: .address(daemon.address))
+            do {
+                try await SimulatorControl.export(simulator, on: control)
+            } catch {
+                control.close()
+                await simulator.stop()
+                throw error
+            }
             logger.info("simulating BlueZ on a private bus (\(daemon.address)) with \(choice == SimulateArgument.builtIn ? "the built-in scenario" : choice)")
-            return SimulationService(daemon: daemon, simulator: simulator)
+            logger.info(
+                "the simulated world answers on that bus: busctl --address=\(daemon.address) call org.blegateway.Simulator /org/blegateway/simulator org.blegateway.Simulator1 METHOD ... (docs/simulator.md)")
+            return SimulationService(daemon: daemon, simulator: simulator, control: control)
         } catch {
             daemon.stop()
             throw StartupError("the simulator did not start: \(error)")

@@ -14,18 +14,27 @@ struct HealthCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The gateway's base URL, or its /health URL (plain http).",
+            "The gateway's base URL, or its /health URL (http or https).",
             discussion: "http://HOST:PORT checks http://HOST:PORT/health; a path is kept, with /health added unless it ends so."))
     var url = "http://127.0.0.1:8080"
+
+    @Flag(help: "With https, accept any certificate (a self-signed one on the gateway's own --tls-cert).")
+    var insecure = false
 
     @Option(help: "Give up after this many seconds.")
     var timeout: Double = 3
 
     func run() async throws {
         guard let target = HealthTarget(url) else {
-            throw ValidationError("--url must look like http://HOST:PORT or http://HOST:PORT/PATH, not '\(url)'")
+            throw ValidationError("--url must look like http(s)://HOST:PORT or http(s)://HOST:PORT/PATH, not '\(url)'")
         }
-        let answer = target.fetch(timeoutMilliseconds: Int32(max(0.1, timeout) * 1000))
+        let answer: (status: Int, body: [UInt8])?
+        do {
+            answer = try target.fetch(timeoutMilliseconds: Int32(max(0.1, timeout) * 1000), verify: !insecure)
+        } catch {
+            print("unhealthy: TLS with \(url) failed: \(error)" + (insecure ? "" : " (--insecure accepts a self-signed certificate)"))
+            throw ExitCode.failure
+        }
         let report = answer.flatMap { Self.summary(of: $0.body) }
         guard let answer, answer.status == 200 else {
             print(answer.map { "unhealthy: HTTP \($0.status)" + (report.map { " \($0)" } ?? "") } ?? "unhealthy: no answer from \(url)")
@@ -43,15 +52,18 @@ struct HealthCommand: AsyncParsableCommand {
     }
 }
 
-/// The host, port and health path of a plain-http URL, and a minimal GET.
+/// The scheme, host, port and health path of an http or https URL, and a
+/// minimal GET.
 struct HealthTarget {
+    var isHTTPS: Bool
     var host: String
     var port: UInt16
     var path: String
 
     init?(_ url: String) {
-        guard url.hasPrefix("http://") else { return nil }
-        let rest = url.dropFirst("http://".count)
+        guard let scheme = ["http://", "https://"].first(where: url.hasPrefix) else { return nil }
+        isHTTPS = scheme == "https://"
+        let rest = url.dropFirst(scheme.count)
         let authority = rest.prefix { $0 != "/" }
         // The base URL the README gives (`http://127.0.0.1:8080`), with or
         // without a path prefix, names the gateway; its health is below it.
@@ -67,8 +79,9 @@ struct HealthTarget {
     }
 
     /// The status code and body of `GET path`, or nil when there was no
-    /// HTTP answer in time.
-    func fetch(timeoutMilliseconds: Int32) -> (status: Int, body: [UInt8])? {
+    /// HTTP answer in time; throws when the TLS handshake fails (with
+    /// `verify`, also when the certificate is not trusted for `host`).
+    func fetch(timeoutMilliseconds: Int32, verify: Bool) throws(TLSClientSession.Failure) -> (status: Int, body: [UInt8])? {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
@@ -81,14 +94,19 @@ struct HealthTarget {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else { return nil }
+        let tls = isHTTPS
+            ? try TLSClientSession(fd: fd, host: host, verify: verify, timeoutMilliseconds: UInt32(timeoutMilliseconds))
+            : nil
         let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
-        else { return nil }
+        let sent =
+            tls?.send(request)
+            ?? (request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == request.count)
+        guard sent else { return nil }
         // "Connection: close": the answer ends when the gateway closes.
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while received.count < 65536 {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = tls?.receive(into: &buffer) ?? buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             received += buffer[0..<count]
         }

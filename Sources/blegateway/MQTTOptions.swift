@@ -72,7 +72,7 @@ struct MQTTOptions: ParsableArguments {
     @Flag(
         name: .customLong("mqtt-homeassistant"),
         help: ArgumentHelp(
-            "Announce heart rate and battery sensors to Home Assistant (MQTT discovery under homeassistant/). [BLEGATEWAY_MQTT_HOMEASSISTANT=1]"))
+            "Announce the gateway and its sensors (heart rate, battery, temperature, humidity, beacons' presence and signal) to Home Assistant (MQTT discovery under homeassistant/). [BLEGATEWAY_MQTT_HOMEASSISTANT=1]"))
     var homeAssistant = false
 
     func validate() throws {

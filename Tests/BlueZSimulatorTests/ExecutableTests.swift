@@ -24,7 +24,7 @@ import TestSupport
         let bus = try TestBus()
         let sim = try ChildProcess([Self.program, "--bus", bus.address, "--timing", "0.01"])
         defer { sim.kill() }
-        #expect(await sim.waitForOutput(containing: "serving org.bluez with 1 adapter(s), 7 device(s)"), "\(sim.standardError)")
+        #expect(await sim.waitForOutput(containing: "serving org.bluez with 1 adapter(s), 8 device(s)"), "\(sim.standardError)")
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus.address]
         let tree = try await run(["busctl", "--system", "--list", "tree", "org.bluez"], environment: environment)
         #expect(tree.output.contains("/org/bluez/hci0"))

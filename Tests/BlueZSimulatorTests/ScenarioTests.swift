@@ -6,15 +6,15 @@ import Testing
     @Test func theDefaultScenarioParses() throws {
         let scenario = try Scenario.parse(Scenario.defaultYAML)
         #expect(scenario.adapters.map(\.id) == ["hci0"])
-        #expect(scenario.devices.count == 7)
+        #expect(scenario.devices.count == 8)
         #expect(
-            scenario.devices.map(\.name) == ["Polar H10 6A3E01", "Thermo 1B07", "Smart Plug 419C", nil, nil, nil, "ATC_8E2F55"])
+            scenario.devices.map(\.name) == ["Polar H10 6A3E01", "Thermo 1B07", "Smart Plug 419C", nil, nil, nil, nil, "ATC_8E2F55"])
         #expect(scenario.devices[4].advertising.data == [0x24: Array("\u{17}//google.com".utf8)])
         let strap = try #require(scenario.devices.first)
         #expect(strap.advertising.uuids == [GATTUUID(short: 0x180d)])
         #expect(strap.advertising.manufacturerData == [0x006b: [0x3f, 0x00]])
         #expect(strap.services.map(\.uuid.string).first == "0000180d-0000-1000-8000-00805f9b34fb")
-        #expect(Scenario.default.devices.count == 7)
+        #expect(Scenario.default.devices.count == 8)
     }
 
     @Test func jsonIsAScenarioToo() throws {

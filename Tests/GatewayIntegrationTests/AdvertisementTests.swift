@@ -10,6 +10,7 @@ import Testing
     static let iBeacon = "F1:E2:D3:C4:B5:A6"
     static let eddystoneURL = "E7:1D:5A:3C:90:11"
     static let eddystoneTLM = "E7:1D:5A:3C:90:12"
+    static let eddystoneUID = "E7:1D:5A:3C:90:13"
     static let bthome = "A4:C1:38:8E:2F:55"
     static let thermometer = "A4:C1:38:2F:1B:07"
     static let strap = "C4:7C:8D:6A:3E:01"
@@ -36,7 +37,7 @@ import Testing
         let gateway = try await GatewayUnderTest.start(scenario: Self.defaultScenario, experimental: true)
         let scenario = try Scenario.parse(Self.defaultScenario)
         let everyone = Set(scenario.devices.map(\.address.description))
-        #expect(everyone.count == 7)
+        #expect(everyone.count == 8)
         let stream = try gateway.stream("/v1/scan")
         let events = await stream.waitFor(timeout: .seconds(30)) { events in
             Set(events.filter { $0.type == "discovered" }.compactMap(Self.address)) == everyone
@@ -70,6 +71,12 @@ import Testing
         #expect(tlm["battery_mv"] as? Int == 3000)
         #expect(tlm["temperature"] as? Double == 22.5)
 
+        let uid = try #require(Self.decoded(discovered[Self.eddystoneUID] ?? [:]).first)
+        #expect(uid["format"] as? String == "eddystone-uid")
+        #expect(uid["tx_power"] as? Int == -20)
+        #expect(uid["namespace"] as? String == "00112233445566778899")
+        #expect(uid["instance"] as? String == "aabbccddeeff")
+
         let sensor = try #require(Self.decoded(discovered[Self.bthome] ?? [:]).first)
         #expect(sensor["format"] as? String == "bthome")
         #expect(sensor["service_uuid"] as? String == "0000fcd2-0000-1000-8000-00805f9b34fb")
@@ -86,7 +93,7 @@ import Testing
 
         // GET /v1/devices shows the same, with when each was last heard.
         let listed = try await gateway.get("/v1/devices").array
-        #expect(listed.count == 7)
+        #expect(listed.count == 8)
         #expect(listed.allSatisfy { $0["last_seen"] is String })
         stream.close()
         await gateway.stop()
@@ -108,7 +115,7 @@ import Testing
             "POST", "/v1/scan", json: #"{"duration_ms":2500,"address_prefix":"e7:1d","service_data":["feaa"]}"#)
         #expect(result.status == 200)
         let addresses = Set((result.object["devices"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String })
-        #expect(addresses.isSubset(of: [Self.eddystoneURL, Self.eddystoneTLM]) && !addresses.isEmpty)
+        #expect(addresses.isSubset(of: [Self.eddystoneURL, Self.eddystoneTLM, Self.eddystoneUID]) && !addresses.isEmpty)
 
         let bad = try await gateway.get("/v1/scan?address_prefix=zz")
         #expect(bad.status == 400)

@@ -62,12 +62,13 @@ import TestSupport
 
         // Home Assistant discovery: the heart rate sensor's config, then its
         // readings as plain numbers (the scenario's 72 ± 6 bpm).
-        let node = "blegateway_hall_C47C8D6A3E01"
+        // (docs/mqtt.md; HomeAssistantDiscoveryTests checks every payload
+        // against Home Assistant's own rules).
+        let node = "blegateway_hall_c47c8d6a3e01"
         #expect(
-            await homeAssistant.waitForOutput(
-                containing: "homeassistant/sensor/\(node)/heart_rate/config {\"name\":\"Heart rate\"", timeout: .seconds(30)))
+            await homeAssistant.waitForOutput(containing: "homeassistant/sensor/\(node)/heart_rate/config {", timeout: .seconds(30)))
         #expect(homeAssistant.standardOutput.contains("\"state_topic\":\"\(base)/devices/\(Self.strap)/sensors/heart_rate\""))
-        #expect(homeAssistant.standardOutput.contains("\"availability_topic\":\"\(base)/status\""))
+        #expect(homeAssistant.standardOutput.contains("\"topic\":\"\(base)/status\""))
         #expect(await everything.waitForOutput(containing: "\(base)/devices/\(Self.strap)/sensors/heart_rate ", timeout: .seconds(30)))
         let reading = everything.standardOutput.split(separator: "\n")
             .first { $0.hasPrefix("\(base)/devices/\(Self.strap)/sensors/heart_rate ") }?.split(separator: " ").last

@@ -72,6 +72,31 @@ import Testing
         await gateway.stop()
     }
 
+    /// With the default agent (NoInputNoOutput), an encrypted read makes
+    /// bluetoothd pair by itself (Just Works) and the read answers 200: the
+    /// gateway publishes that pairing's `pairing-succeeded` too, and its own
+    /// pairings still publish exactly one.
+    @Test func bluetoothdPairingByItselfIsPublished() async throws {
+        let gateway = try await GatewayUnderTest.start(scenario: Self.yaml)
+        try await gateway.discover(Self.keypad, Self.display)
+        let events = try gateway.stream("/v1/events?type=pairing-succeeded")
+        #expect(try await gateway.request("POST", "/v1/devices/\(Self.keypad)/connect").status == 200)
+        let read = try await gateway.get("/v1/devices/\(Self.keypad)/characteristics/\(Self.secret)/value")
+        #expect(read.status == 200, "\(read.text)")
+        let byBluetoothd = try #require(await events.waitFor(1, of: "pairing-succeeded").first?.json)
+        #expect(byBluetoothd["address"] as? String == Self.keypad)
+        #expect(byBluetoothd["paired"] as? Bool == true)
+
+        #expect(try await gateway.request("POST", "/v1/devices/\(Self.display)/pair?timeout_ms=30000").status == 200)
+        #expect(await events.waitFor(2, of: "pairing-succeeded").count == 2)
+        // Another read of the paired device, and time for a duplicate to show.
+        #expect(try await gateway.get("/v1/devices/\(Self.display)/characteristics/\(Self.secret)/value").status == 200)
+        let all = await events.waitFor(timeout: .seconds(2)) { $0.count > 2 }
+        #expect(all.filter { $0.json["address"] as? String == Self.display }.count == 1, "\(all.map(\.data))")
+        events.close()
+        #expect(await gateway.stop() == 0)
+    }
+
     @Test func rejectedConfirmationIsAPairingRejectedProblem() async throws {
         let gateway = try await Self.start()
         try await gateway.discover(Self.display)

@@ -93,6 +93,14 @@ import Testing
             ])
             #expect(old.output.contains("Cipher is (NONE)"), "\(version) was negotiated:\n\(old.output.prefix(600))")
         }
+        // `blegateway health` (the image's HEALTHCHECK) over https: a
+        // self-signed certificate is refused unless --insecure says so.
+        let verified = try await run([GatewayUnderTest.executable, "health", "--url", gateway.baseURL])
+        #expect(verified.status == 1)
+        #expect(verified.output.contains("TLS with \(gateway.baseURL) failed") && verified.output.contains("--insecure"), "\(verified.output)")
+        let insecure = try await run([GatewayUnderTest.executable, "health", "--url", gateway.baseURL, "--insecure"])
+        #expect(insecure.status == 0, "\(insecure.output)\(insecure.error)")
+        #expect(insecure.output.hasPrefix("ok: "), "\(insecure.output)")
         await gateway.stop()
     }
 

@@ -1,7 +1,7 @@
 extension Scenario {
-    /// The built-in demo: one adapter and seven realistic peripherals (a
-    /// heart-rate strap, a thermometer, a smart plug, an iBeacon, two
-    /// Eddystone beacons (URL and TLM) and a BTHome v2 sensor), their
+    /// The built-in demo: one adapter and eight realistic peripherals (a
+    /// heart-rate strap, a thermometer, a smart plug, an iBeacon, three
+    /// Eddystone beacons (URL, TLM and UID) and a BTHome v2 sensor), their
     /// advertisements in the published frame formats.
     /// `bluez-sim --print-default-scenario` prints its YAML.
     public static var `default`: Scenario {
@@ -159,6 +159,20 @@ extension Scenario {
               flags: "06"
               uuids: ["feaa"]
               serviceData: { "feaa": "20000bb8168000000e1000002328" }
+
+          # An Eddystone-UID beacon (frame 0x00: TX power -20 dBm at 0 m,
+          # namespace 00112233445566778899, instance aabbccddeeff, two
+          # reserved bytes).
+          - address: "E7:1D:5A:3C:90:13"
+            addressType: random
+            rssi: -66
+            rssiJitter: 5
+            advertising:
+              interval: 1.0
+              connectable: false
+              flags: "06"
+              uuids: ["feaa"]
+              serviceData: { "feaa": "00ec00112233445566778899aabbccddeeff0000" }
 
           # A BTHome v2 temperature/humidity sensor (bthome.io/format:
           # device info 40, battery 01 61 = 97 %, temperature 02 c409 =

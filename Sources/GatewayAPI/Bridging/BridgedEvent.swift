@@ -18,6 +18,9 @@ public struct BridgedEvent: Sendable {
     public let rssi: Int?
     /// For `characteristic-value`: the value's bytes.
     public let value: [UInt8]?
+    /// For device events: the device as the event left it (its name,
+    /// advertisement, connection).
+    public let snapshot: Device?
 
     init(_ event: CentralEvent) {
         let rendered = GatewayEvent(event)
@@ -36,6 +39,12 @@ public struct BridgedEvent: Sendable {
         switch event {
         case .deviceDiscovered(let device), .deviceUpdated(let device): rssi = device.advertisement.rssi.map(Int.init)
         default: rssi = nil
+        }
+        switch event {
+        case .deviceDiscovered(let device), .deviceUpdated(let device), .deviceLost(let device),
+            .connected(let device), .servicesResolved(let device), .disconnected(let device, _):
+            snapshot = device
+        default: snapshot = nil
         }
         if case .characteristicValue(let value) = event {
             characteristic = value.characteristic.uuidString

@@ -21,6 +21,21 @@ extension Gateway {
         return stream
     }
 
+    /// The state the retained topics of a bridge start from: a
+    /// `bluez-state` event for BlueZ's reachability now, and an
+    /// `adapter-state` event for each adapter (a bridge publishes them on
+    /// each connection, before the events that change them).
+    public func currentStateEvents() -> [BridgedEvent] {
+        [BridgedEvent(.availability(central.availability))]
+            + central.adapters().map { BridgedEvent(.adapterState(adapter: $0.id, $0.state)) }
+    }
+
+    /// The device `address` as the central knows it now, if it does.
+    public func deviceSnapshot(_ address: String) -> Device? {
+        guard let address = BluetoothAddress(address) else { return nil }
+        return try? central.device(address)
+    }
+
     /// The REST API for in-process callers (it carries the API key, so the
     /// caller is trusted).
     public func localAPI() -> LocalAPI {

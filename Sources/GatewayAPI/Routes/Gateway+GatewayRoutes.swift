@@ -9,6 +9,9 @@ extension Gateway {
         router.get("/openapi.yaml") { _ in
             .bytes(OpenAPIDocument.bytes, contentType: "application/yaml")
         }
+        router.get("/openapi-3.1.yaml") { _ in
+            .bytes(OpenAPIDocument.bytes31, contentType: "application/yaml")
+        }
         router.get("/v1") { [central, configuration] _ in
             .json(
                 .object([

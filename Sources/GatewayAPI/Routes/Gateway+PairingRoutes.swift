@@ -79,8 +79,10 @@ extension Gateway {
     func pair(_ address: BluetoothAddress, adapter: String?, timeout: Duration) async throws(Problem) -> Device {
         // Only this pairing's refusals explain its failure.
         _ = pairingRequests.takeRefusal(address)
+        if let known = try? central.device(address, adapter: adapter) { pairingWatch.gatewayPairs(address, adapter: known.adapter) }
         do {
             let device = try await central.pair(address, adapter: adapter, timeout: timeout)
+            pairingWatch.gatewayPaired(device)
             outcomeCounters.countPairing(succeeded: true)
             log.publish(
                 type: "pairing-succeeded", device: address.description,
@@ -89,6 +91,7 @@ extension Gateway {
                     [("paired", .bool(device.paired)), ("bonded", .bool(device.bonded))]))
             return device
         } catch {
+            if let now = try? central.device(address, adapter: adapter) { pairingWatch.gatewayPaired(now) }
             outcomeCounters.countPairing(succeeded: false)
             var problem = Problem(error)
             // bluetoothd reports the agent's "no" as the kernel does, as a
@@ -111,6 +114,16 @@ extension Gateway {
             log.publish(type: "pairing-failed", device: address.description, json: event)
             throw problem
         }
+    }
+
+    /// bluetoothd paired `device` on its own (see `PairingWatch`).
+    func publishPairedByBluetoothd(_ device: Device) {
+        outcomeCounters.countPairing(succeeded: true)
+        log.publish(
+            type: "pairing-succeeded", device: device.address.description,
+            json: Self.pairingEvent(
+                "pairing-succeeded", device.adapter, device.address,
+                [("paired", .bool(device.paired)), ("bonded", .bool(device.bonded))]))
     }
 
     static func pairingEvent(_ type: String, _ adapter: String, _ address: BluetoothAddress, _ extra: [(String, JSON)])

@@ -26,7 +26,7 @@ enum MetricCatalogue {
         "blegateway_events_total": "Events published, by type.",
         "blegateway_characteristic_values_total":
             "Characteristic values received (notified, indicated or read), by device (the first 256 devices; later ones as other).",
-        "blegateway_pairing_attempts_total": "Pairings asked through the API, by outcome.",
+        "blegateway_pairing_attempts_total": "Pairings through the API, and those bluetoothd made on its own, by outcome.",
         "blegateway_keeper_reconnect_attempts_total": "Reconnection attempts for kept devices.",
         "blegateway_keeper_reconnects_total": "Kept devices connected again after a loss.",
         "blegateway_keeper_given_up_total": "Kept devices the keeper gave up on.",
