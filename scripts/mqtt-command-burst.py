@@ -6,16 +6,20 @@ Starts mosquitto and `blegateway serve --simulate --mqtt … --mqtt-commands`,
 publishes COUNT `cmd/connect` commands for absent addresses as fast as
 `mosquitto_pub -l` sends them, and polls GET /health every 10 ms on one
 keep-alive connection from before the burst until every command is
-answered. Prints the burst's duration, the answers by status, the slowest
-and the median /health, and the gateway's peak RSS.
+answered, after polling it for QUIET seconds with nothing else going on.
+Prints the burst's duration, the answers by status, the slowest and the
+median /health before and during the burst, and the gateway's peak RSS;
+with --json, one JSON object instead (what `make bench`'s burst phase
+reads).
 
-    scripts/mqtt-command-burst.py [BINARY] [--count 10000] [--timeout-ms 2000]
+    scripts/mqtt-command-burst.py [BINARY] [--count 10000] [--timeout-ms 2000] [--quiet 5] [--json]
 
 BINARY defaults to .build/release/blegateway. Not a test: the figures
 depend on the machine and its load.
 """
 import argparse
 import http.client
+import json
 import os
 import re
 import signal
@@ -60,6 +64,8 @@ def main():
     parser.add_argument("binary", nargs="?", default=".build/release/blegateway")
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--timeout-ms", type=int, default=2000)
+    parser.add_argument("--quiet", type=float, default=5)
+    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
     directory = tempfile.mkdtemp(prefix="mqtt-burst-")
@@ -99,7 +105,9 @@ def main():
 
         poller = threading.Thread(target=poll_health)
         poller.start()
-        time.sleep(0.5)
+        time.sleep(args.quiet)
+        quiet = list(latencies)
+        latencies.clear()
         lines = "".join(
             f'{{"address":"00:00:00:{i >> 16 & 255:02X}:{i >> 8 & 255:02X}:{i & 255:02X}","timeout_ms":{args.timeout_ms}}}\n'
             for i in range(args.count))
@@ -123,11 +131,25 @@ def main():
         time.sleep(1)
         done.set()
         poller.join()
-        print(f"commands: {args.count} sent in {sent:.2f} s, {answered} answered in {all_answered:.1f} s: "
-              + ", ".join(f"{status} x{count}" for status, count in sorted(statuses.items())))
-        print(f"GET /health during the burst: {len(latencies)} requests, median {statistics.median(latencies) * 1000:.1f} ms, "
-              f"slowest {max(latencies) * 1000:.1f} ms")
-        print(f"gateway RSS: peak {peak_rss[0] / 1024:.0f} MiB")
+        result = {
+            "commands": args.count, "sent_s": round(sent, 2), "answered": answered,
+            "answered_s": round(all_answered, 1), "statuses": statuses,
+            "health_quiet": {"requests": len(quiet), "median_ms": round(statistics.median(quiet) * 1000, 2),
+                             "slowest_ms": round(max(quiet) * 1000, 2)},
+            "health_burst": {"requests": len(latencies), "median_ms": round(statistics.median(latencies) * 1000, 2),
+                             "slowest_ms": round(max(latencies) * 1000, 2)},
+            "peak_rss_mib": round(peak_rss[0] / 1024, 1),
+        }
+        if args.json:
+            print(json.dumps(result))
+        else:
+            print(f"commands: {args.count} sent in {sent:.2f} s, {answered} answered in {all_answered:.1f} s: "
+                  + ", ".join(f"{status} x{count}" for status, count in sorted(statuses.items())))
+            for name in ("quiet", "burst"):
+                figures = result[f"health_{name}"]
+                print(f"GET /health, {name}: {figures['requests']} requests, median {figures['median_ms']} ms, "
+                      f"slowest {figures['slowest_ms']} ms")
+            print(f"gateway RSS: peak {result['peak_rss_mib']} MiB")
     finally:
         for process in (replies, gateway, broker):
             if process and process.poll() is None:
