@@ -828,3 +828,29 @@ func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted[sorted.count / 2]
 }
+
+extension Bench {
+    /// An MQTT command burst (scripts/mqtt-command-burst.py): 10,000
+    /// `cmd/connect` for absent devices published at once to a gateway on
+    /// its simulator, with GET /health polled every 10 ms before and
+    /// during it. The baseline is /health on the same gateway with nothing
+    /// else going on.
+    func burst() throws {
+        say("burst: 10,000 MQTT commands while GET /health is polled")
+        let script = try Child(
+            "mqtt-command-burst",
+            ["/usr/bin/env", "python3", options.root + "/scripts/mqtt-command-burst.py", gatewayBinary, "--json"],
+            cpu: nil, log: logs + "/mqtt-command-burst.log")
+        let result = try script.resultJSON(timeout: 900)
+        script.finish()
+        results["burst"] = result
+        let quiet = result["health_quiet"] as? [String: Any] ?? [:]
+        let during = result["health_burst"] as? [String: Any] ?? [:]
+        let section = "An MQTT command burst: 10,000 cmd/connect for absent devices, sent in \(result["sent_s"] ?? "?") s"
+        add(Row(section: section, metric: "slowest GET /health during the burst", gateway: during.double("slowest_ms"),
+                baseline: quiet.double("slowest_ms"), unit: "ms", better: .lower,
+                note: "baseline: the slowest /health before the burst; medians \(during["median_ms"] ?? "?") and \(quiet["median_ms"] ?? "?") ms; answers \(result["statuses"] ?? [:]) after \(result["answered_s"] ?? "?") s"))
+        add(Row(section: section, metric: "peak RSS", gateway: result.double("peak_rss_mib"), baseline: nil, unit: "MiB",
+                better: .lower, note: "the gateway's VmRSS, sampled with each /health"))
+    }
+}
