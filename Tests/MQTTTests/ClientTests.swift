@@ -295,6 +295,38 @@ import Testing
         await subscriber.stop()
     }
 
+    /// Something on the broker's port that takes the connection and never
+    /// answers CONNECT: the client gives up on that connection and tries
+    /// again, instead of waiting for ever.
+    @Test func aConnectionWithoutCONNACKIsAbandonedAndTriedAgain() async throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 8) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        #expect(bound)
+        // The kernel completes the handshakes (the backlog); nothing reads.
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let client = try Client(
+            configuration: Configuration(
+                broker: try BrokerURL(parsing: "mqtt://127.0.0.1:\(port)"), clientID: "unanswered",
+                reconnectDelay: .milliseconds(100), maximumReconnectDelay: .milliseconds(100)))
+        client.start()
+        let given = await firstState(of: client, within: .seconds(60)) {
+            if case .disconnected(let reason) = $0 { return reason.contains("CONNACK") }
+            return false
+        }
+        #expect(given != nil)
+        await client.stop()
+    }
+
     @Test func rejectsBadTopicsAndFilters() async throws {
         let client = try Client(
             configuration: Configuration(broker: BrokerURL(host: "127.0.0.1", port: 1), clientID: "offline"))

@@ -74,8 +74,10 @@ extension ClientCore {
             setConnection(.connecting)
             let connectsBefore = state.withLock { $0.statistics.connections }
             var result = connect(broker)
+            var unanswered: String?
             if result == CMOSQ_ERR_SUCCESS {
                 var disconnectSent = false
+                let answerBy = ContinuousClock.now + Self.connectAnswerTimeout
                 repeat {
                     if stopRequested && !disconnectSent {
                         mosquitto_disconnect_v5(handle, 0, nil)
@@ -84,10 +86,20 @@ extension ClientCore {
                     // A short timeout bounds how late a stop request that
                     // raced with a connection attempt is seen.
                     result = mosquitto_loop(handle, 250, 1)
+                    // A broker (or anything on its port) that took the TCP
+                    // connection and never answered CONNECT: try again
+                    // rather than wait for ever (the next connect closes
+                    // this socket).
+                    if result == CMOSQ_ERR_SUCCESS, !stopRequested, ContinuousClock.now > answerBy,
+                        state.withLock({ $0.statistics.connections }) == connectsBefore
+                    {
+                        unanswered = "no CONNACK within \(Self.connectAnswerTimeout)"
+                        break
+                    }
                 } while result == CMOSQ_ERR_SUCCESS
             }
             if stopRequested { break }
-            let reason = libraryErrorText(result)
+            let reason = unanswered ?? libraryErrorText(result)
             state.withLock { state in
                 if case .disconnected = state.connection { return }
                 transition(&state, to: .disconnected(reason: reason))
@@ -115,6 +127,9 @@ extension ClientCore {
         for observer in observers { observer.finish() }
         for waiter in waiters { waiter.resume(throwing: MQTTError(.stopped, "the MQTT client was stopped")) }
     }
+
+    /// How long a connection may wait for the broker's CONNACK.
+    static let connectAnswerTimeout: Duration = .seconds(10)
 
     /// `mosquitto_connect_bind_v5`: a blocking connect, TLS handshake and
     /// CONNECT (the CONNACK arrives later, in `mosquitto_loop`).
