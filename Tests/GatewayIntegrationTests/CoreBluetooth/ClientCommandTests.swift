@@ -15,7 +15,9 @@ import Testing
         let gateway = try await GatewayUnderTest.start()
         let strap = TestScenario.strap
 
-        let scan = try await blegateway(gateway, "scan", "--service", "180d", "--duration", "2")
+        // Long enough for the simulator's devices to be heard on a loaded
+        // machine: the test checks the listing and the filter, not speed.
+        let scan = try await blegateway(gateway, "scan", "--service", "180d", "--duration", "10")
         #expect(scan.status == 0, "\(scan.error)")
         #expect(scan.output.hasPrefix("ADDRESS"))
         #expect(scan.output.contains(strap) && scan.output.contains("Strap 3E01") && !scan.output.contains(TestScenario.beacon), "\(scan.output)")
