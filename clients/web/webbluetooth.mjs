@@ -70,12 +70,13 @@ function gatewayBase(text) {
 }
 
 // The key to send: the one configured, else (for a page the gateway serves
-// itself) the one the gateway's web console keeps for this origin.
+// itself) the one the gateway's web console keeps in this tab's
+// sessionStorage (the console never stores it for longer).
 function apiKey() {
   if (settings.apiKey !== null) return settings.apiKey;
   if (new URL(settings.base).origin === location.origin) {
     try {
-      return localStorage.getItem("blegateway.apiKey") || "";
+      return sessionStorage.getItem("blegateway.apiKey") || "";
     } catch {
       return "";
     }

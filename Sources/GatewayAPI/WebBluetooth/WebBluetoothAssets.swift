@@ -23,10 +23,10 @@ enum WebBluetoothAssets {
     static let all = [
         Asset(
             path: "/webbluetooth.js", contentType: "text/javascript; charset=utf-8", source: "clients/web/webbluetooth.js",
-            etag: #""bd569b78d86f424d""#, text: classicScript),
+            etag: #""145d47ff63af2bfa""#, text: classicScript),
         Asset(
             path: "/webbluetooth.mjs", contentType: "text/javascript; charset=utf-8", source: "clients/web/webbluetooth.mjs",
-            etag: #""9f139909f2664f95""#, text: moduleScript),
+            etag: #""994fe782e6691b9a""#, text: moduleScript),
         Asset(
             path: "/webbluetooth/playground.html", contentType: "text/html; charset=utf-8", source: "clients/web/playground.html",
             etag: #""c5cbeb5b9d6d3fd3""#, text: playground),
@@ -112,12 +112,13 @@ function gatewayBase(text) {
 }
 
 // The key to send: the one configured, else (for a page the gateway serves
-// itself) the one the gateway's web console keeps for this origin.
+// itself) the one the gateway's web console keeps in this tab's
+// sessionStorage (the console never stores it for longer).
 function apiKey() {
   if (settings.apiKey !== null) return settings.apiKey;
   if (new URL(settings.base).origin === location.origin) {
     try {
-      return localStorage.getItem("blegateway.apiKey") || "";
+      return sessionStorage.getItem("blegateway.apiKey") || "";
     } catch {
       return "";
     }
@@ -1624,12 +1625,13 @@ function gatewayBase(text) {
 }
 
 // The key to send: the one configured, else (for a page the gateway serves
-// itself) the one the gateway's web console keeps for this origin.
+// itself) the one the gateway's web console keeps in this tab's
+// sessionStorage (the console never stores it for longer).
 function apiKey() {
   if (settings.apiKey !== null) return settings.apiKey;
   if (new URL(settings.base).origin === location.origin) {
     try {
-      return localStorage.getItem("blegateway.apiKey") || "";
+      return sessionStorage.getItem("blegateway.apiKey") || "";
     } catch {
       return "";
     }

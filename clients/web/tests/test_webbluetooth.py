@@ -387,10 +387,17 @@ def test_tabs_share_the_gateways_one_subscription(browser: WebDriver, pages: Pag
 
 def test_the_playground_the_gateway_serves_uses_the_consoles_key(browser: WebDriver, gateway: Gateway) -> None:
     # Served by the gateway itself: same origin, under its Content-Security-Policy,
-    # with the key the web console keeps for that origin.
-    browser.get(gateway.url + "/webbluetooth/playground.html")
-    browser.execute_script(f"localStorage.setItem('blegateway.apiKey', '{API_KEY}')")
-    browser.refresh()
+    # with the key the web console keeps. The user gives the console the key,
+    # then follows its link to the playground, as the README says.
+    browser.get(gateway.url + "/")
+    browser.find_element(By.ID, "api-key").send_keys(API_KEY)
+    browser.find_element(By.CSS_SELECTOR, "#key-form button[type=submit]").click()
+    wait_for(browser, lambda d: "version" in text(d, "gateway-status"), "the console with its key")
+    # Reading the log empties it: the console's calls before it had the key
+    # (401s) are not the playground's.
+    browser_errors(browser)
+    browser.find_element(By.LINK_TEXT, "Web Bluetooth playground").click()
+    wait_for(browser, lambda d: d.find_elements(By.ID, "connect"), "the playground")
     browser.find_element(By.ID, "connect").click()
     choose(browser, STRAP)
     wait_for(browser, lambda d: int(text(d, "count")) >= 2, "notifications")
