@@ -650,8 +650,19 @@ if [ -n "${E2E_CLIENT:-}" ]; then
         CLIENT_CODE=$?
         CLIENT_ERR=$(tail -1 "$OUT/client-$name.err")
     }
+    contains() { [[ $1 == *"$2"* ]]; }
+    client scan scan --service 180d --duration 5
+    check client-scan "blegateway scan --service 180d lists it" "exit $CLIENT_CODE: $CLIENT_OUT $CLIENT_ERR" contains "$CLIENT_OUT" "$PERIPHERAL"
     client connect connect "$PERIPHERAL"
     check client-connect "blegateway connect" "exit $CLIENT_CODE: $CLIENT_ERR" [ "$CLIENT_CODE" = 0 ]
+    client gatt gatt "$PERIPHERAL"
+    check client-gatt "blegateway gatt: 180D with 2A37" "exit $CLIENT_CODE: $CLIENT_OUT $CLIENT_ERR" \
+        contains "$CLIENT_OUT" "characteristic 2A37"
+    # Two notifications, then head closes the pipe and the command ends.
+    notified=$(timeout 30 "$E2E_CLIENT" notify "$PERIPHERAL" 2a37 --url "$BASE" 2> "$OUT/client-notify.err" | head -n 2)
+    values=$(grep -cE '^[0-9a-f]{4,}$' <<< "$notified")
+    check client-notify "blegateway notify: $(tr '\n' ' ' <<< "$notified")" "got '$notified': $(tail -1 "$OUT/client-notify.err")" \
+        [ "$values" = 2 ]
     client read read "$PERIPHERAL" 2a38
     check client-read "blegateway read: 2a38 is $CLIENT_OUT" "exit $CLIENT_CODE: $CLIENT_ERR" [ "$CLIENT_OUT" = 01 ]
     client write write "$PERIPHERAL" 2a39 02
