@@ -1,7 +1,11 @@
-"""EventStream on its own: what the gateway's bytes become (no gateway:
-httpx's MockTransport answers as a gateway would, or would not)."""
+"""EventStream on its own: what the gateway's bytes become (no gateway: a
+socket on 127.0.0.1 answers as a gateway would, or would not)."""
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import httpx
 import pytest
@@ -9,23 +13,44 @@ import pytest
 from blegateway import EventStream, GatewayError, GatewayProblem, StreamEvent
 
 
-def stream(body: bytes, status: int = 200, content_type: str = "text/event-stream") -> EventStream[StreamEvent]:
-    def answer(request: httpx.Request) -> httpx.Response:
-        assert request.headers["Last-Event-ID"] == "41"
-        return httpx.Response(status, headers={"Content-Type": content_type}, content=body)
+@asynccontextmanager
+async def stream(
+    body: bytes, status: int = 200, content_type: str = "text/event-stream", *, chunked: bool = False
+) -> AsyncIterator[EventStream[StreamEvent]]:
+    """An EventStream on a server that answers one request with `body`
+    (in HTTP/1.1 chunks of a few bytes each if `chunked`), then closes."""
 
-    client = httpx.AsyncClient(base_url="http://gateway.test", transport=httpx.MockTransport(answer))
-    return EventStream(
-        client,
-        "http://gateway.test",
-        "/v1/events",
-        [],
-        lambda e: e,
-        resumable=False,
-        last_event_id=41,
-        read_timeout=5,
-        reconnect_timeout=1,
-    )
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert b"\r\nLast-Event-ID: 41\r\n" in head
+        framing = b"Transfer-Encoding: chunked" if chunked else b"Connection: close"
+        writer.write(b"HTTP/1.1 %d X\r\nContent-Type: %s\r\n%s\r\n\r\n" % (status, content_type.encode(), framing))
+        if chunked:
+            for start in range(0, len(body), 7):
+                piece = body[start : start + 7]
+                writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                await writer.drain()
+            writer.write(b"0\r\n\r\n")
+        else:
+            writer.write(body)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    async with server, httpx.AsyncClient(base_url=url) as client:
+        yield EventStream(
+            client,
+            url,
+            "/v1/events",
+            [],
+            lambda e: e,
+            resumable=False,
+            last_event_id=41,
+            read_timeout=5,
+            reconnect_timeout=1,
+        )
 
 
 async def test_events_with_ids_and_json_data() -> None:
@@ -34,7 +59,7 @@ async def test_events_with_ids_and_json_data() -> None:
         b'id: 42\nevent: device-connected\ndata: {"address":"C4:7C:8D:6A:3E:01"}\n\n'
         b"event: replay-gap\ndata: {}\n\n"
     )
-    async with stream(body) as events:
+    async with stream(body) as opened, opened as events:
         read = [event async for event in events]
     assert read == [
         StreamEvent("device-connected", 42, {"address": "C4:7C:8D:6A:3E:01"}),
@@ -44,13 +69,34 @@ async def test_events_with_ids_and_json_data() -> None:
 
 
 async def test_data_that_is_not_json_is_a_clear_error() -> None:
-    async with stream(b"id: 42\nevent: notification\ndata: {not json\n\n") as events:
+    async with stream(b"id: 42\nevent: notification\ndata: {not json\n\n") as opened, opened as events:
         with pytest.raises(GatewayError, match="'notification' event whose data is not JSON"):
             await anext(events)
 
 
 async def test_a_problem_instead_of_a_stream() -> None:
     problem = b'{"type":"urn:blegateway:problem:not-connected","title":"t","status":409,"detail":"not connected"}'
-    with pytest.raises(GatewayProblem) as raised:
-        await stream(problem, 409, "application/problem+json").open()
+    async with stream(problem, 409, "application/problem+json") as unopened:
+        with pytest.raises(GatewayProblem) as raised:
+            await unopened.open()
     assert (raised.value.status, raised.value.name, raised.value.detail) == (409, "not-connected", "not connected")
+
+
+async def test_events_split_across_chunks_and_lines_ended_by_cr_lf() -> None:
+    body = (
+        b'id: 42\r\nevent: notification\r\ndata: {"value":"0e77"}\r\n\r\n'
+        b": heartbeat\n\n"
+        b'id: 43\revent: notification\rdata: {"value":\r\ndata: "0e78"}\r\r'
+    )
+    async with stream(body, chunked=True) as opened, opened as events:
+        read = [event async for event in events]
+    assert read == [
+        StreamEvent("notification", 42, {"value": "0e77"}),
+        StreamEvent("notification", 43, {"value": "0e78"}),
+    ]
+
+
+async def test_an_answer_that_is_not_an_event_stream_is_a_clear_error() -> None:
+    async with stream(b"<html></html>", 200, "text/html") as unopened:
+        with pytest.raises(GatewayError, match="answered text/html, not an event stream"):
+            await unopened.open()
