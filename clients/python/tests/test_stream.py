@@ -100,3 +100,16 @@ async def test_an_answer_that_is_not_an_event_stream_is_a_clear_error() -> None:
     async with stream(b"<html></html>", 200, "text/html") as unopened:
         with pytest.raises(GatewayError, match="answered text/html, not an event stream"):
             await unopened.open()
+
+
+async def test_take_hands_out_what_arrived_in_batches_then_nothing_once_it_ends() -> None:
+    body = b"".join(b'id: %d\nevent: notification\ndata: {"n":%d}\n\n' % (n, n) for n in range(42, 142))
+    async with stream(body) as opened, opened as events:
+        batches = []
+        while batch := await events.take():
+            batches.append(batch)
+    assert [event for batch in batches for event in batch] == [
+        StreamEvent("notification", n, {"n": n}) for n in range(42, 142)
+    ]
+    assert len(batches) < 100  # events that arrived together came together
+    assert events.last_event_id == 141

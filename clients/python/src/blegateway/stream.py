@@ -22,6 +22,8 @@ T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
 
+_json = json.JSONDecoder()
+
 CONNECT_TIMEOUT = 10.0
 """Seconds to connect and receive the head of the answer."""
 
@@ -127,11 +129,27 @@ class EventStream(Generic[T]):
         return self
 
     async def __anext__(self) -> T:
-        while True:
-            if self._decoded:
-                return self._parse(self._event(self._decoded.popleft()))
+        if not self._decoded and not await self._fill():
+            raise StopAsyncIteration
+        return self._parse(self._event(self._decoded.popleft()))
+
+    async def take(self) -> list[T]:
+        """Every event that has arrived and not been taken, parsed, in order:
+        at least one (waiting for it), or [] once the stream has ended; it
+        raises as iterating does. For the reader of a fast stream (the
+        Bleak backend's callbacks): a step of its loop for each arrival
+        instead of each event."""
+        if not self._decoded and not await self._fill():
+            return []
+        decoded, self._decoded = self._decoded, deque()
+        parse, event = self._parse, self._event
+        return [parse(event(raw)) for raw in decoded]
+
+    async def _fill(self) -> bool:
+        """Waits for an event to be decoded; False once the stream has ended."""
+        while not self._decoded:
             if self._closed:
-                raise StopAsyncIteration
+                return False
             if self._connection is None:
                 await self._reopen()
             assert self._connection is not None
@@ -143,17 +161,18 @@ class EventStream(Generic[T]):
             else:
                 if events:
                     self._decoded.extend(events)
-                    continue
+                    break
                 reason = "the gateway ended the stream"
                 ended = True
             await self._drop()
             if self._closed:
-                raise StopAsyncIteration
+                return False
             if not self._resumable:
                 if ended:
-                    raise StopAsyncIteration
+                    return False
                 raise GatewayUnreachable(self._url, f"the stream broke: {reason}")
             logger.info("stream %s: %s; opening it again after event %s", self._path, reason, self.last_event_id)
+        return True
 
     def _event(self, raw: RawEvent) -> StreamEvent:
         event_id = int(raw.id) if raw.id.isdigit() else None
@@ -164,7 +183,7 @@ class EventStream(Generic[T]):
         if event_id is not None:
             self.last_event_id = event_id
         try:
-            data: Any = json.loads(raw.data) if raw.data else {}
+            data: Any = _json.decode(raw.data.decode()) if raw.data else {}
         except ValueError as error:
             raise GatewayError(f"{self._url}{self._path} sent a {raw.event!r} event whose data is not JSON") from error
         return StreamEvent(event=raw.event, id=event_id, data=data if isinstance(data, dict) else {"data": data})

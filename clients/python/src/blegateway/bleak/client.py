@@ -301,11 +301,12 @@ class GatewayBleakClient(BaseBleakClient):
             while self._connected:
                 ended: str | None = None  # the reason the gateway gave, if it gave one
                 try:
-                    async for event in stream:
-                        if type(event) is bytearray:
-                            callback(event)
-                        elif isinstance(event, SubscriptionStatus) and event.event == "subscription-ended":
-                            ended = event.reason
+                    while batch := await stream.take():
+                        for event in batch:
+                            if type(event) is bytearray:
+                                callback(event)
+                            elif isinstance(event, SubscriptionStatus) and event.event == "subscription-ended":
+                                ended = event.reason
                 except GatewayUnreachable as error:
                     logger.info("%s: notifications of %d broke: %s", self.address, characteristic.handle, error)
                 await stream.aclose()
