@@ -10,15 +10,21 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 
-from blegateway import EventStream, GatewayError, GatewayProblem, StreamEvent
+from blegateway import EventStream, GatewayError, GatewayProblem, GatewayUnreachable, StreamEvent
 
 
 @asynccontextmanager
 async def stream(
-    body: bytes, status: int = 200, content_type: str = "text/event-stream", *, chunked: bool = False
+    body: bytes,
+    status: int = 200,
+    content_type: str = "text/event-stream",
+    *,
+    chunked: bool = False,
+    silent_for: float = 0,
 ) -> AsyncIterator[EventStream[StreamEvent]]:
     """An EventStream on a server that answers one request with `body`
-    (in HTTP/1.1 chunks of a few bytes each if `chunked`), then closes."""
+    (in HTTP/1.1 chunks of a few bytes each if `chunked`), says nothing for
+    `silent_for` seconds, then ends the body."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         head = await reader.readuntil(b"\r\n\r\n")
@@ -30,9 +36,12 @@ async def stream(
                 piece = body[start : start + 7]
                 writer.write(b"%x\r\n%s\r\n" % (len(piece), piece))
                 await writer.drain()
+            await asyncio.sleep(silent_for)
             writer.write(b"0\r\n\r\n")
         else:
             writer.write(body)
+            await writer.drain()
+            await asyncio.sleep(silent_for)
         await writer.drain()
         writer.close()
 
@@ -48,7 +57,7 @@ async def stream(
             lambda e: e,
             resumable=False,
             last_event_id=41,
-            read_timeout=5,
+            read_timeout=1,
             reconnect_timeout=1,
         )
 
@@ -113,3 +122,11 @@ async def test_take_hands_out_what_arrived_in_batches_then_nothing_once_it_ends(
     ]
     assert len(batches) < 100  # events that arrived together came together
     assert events.last_event_id == 141
+
+
+async def test_a_stream_silent_for_longer_than_its_read_timeout_counts_as_broken() -> None:
+    body = b'id: 42\nevent: notification\ndata: {"n":42}\n\n'
+    async with stream(body, chunked=True, silent_for=3) as opened, opened as events:
+        assert await events.take() == [StreamEvent("notification", 42, {"n": 42})]
+        with pytest.raises(GatewayUnreachable, match="nothing received for 1 s"):
+            await events.take()

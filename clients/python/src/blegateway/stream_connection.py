@@ -50,6 +50,8 @@ class StreamConnection(asyncio.Protocol):
         self._events: list[RawEvent] = []
         self._waiter: asyncio.Future[None] | None = None
         self._ended = False
+        self._closed = False
+        """Closed by this side: what still arrives is not read."""
         self._broken: str | None = None
         self._paused = False
         self._last_data = self._loop.time()
@@ -131,6 +133,7 @@ class StreamConnection(asyncio.Protocol):
         return events
 
     def close(self) -> None:
+        self._closed = True
         if self._silence is not None:
             self._silence.cancel()
         if self._transport is not None:
@@ -145,6 +148,10 @@ class StreamConnection(asyncio.Protocol):
         self._silence = self._loop.call_later(self._read_timeout, self._check_silence)
 
     def data_received(self, data: bytes) -> None:
+        # Bytes read in the same turn as a close (one that gave up waiting
+        # for the head, say) still arrive here; they belong to no one.
+        if self._closed:
+            return
         self._last_data = self._loop.time()
         self._h11.receive_data(data)
         self._process()
@@ -153,6 +160,8 @@ class StreamConnection(asyncio.Protocol):
             self._transport.pause_reading()
 
     def eof_received(self) -> bool | None:
+        if self._closed:
+            return None
         self._h11.receive_data(b"")
         self._process()
         return None
@@ -186,8 +195,7 @@ class StreamConnection(asyncio.Protocol):
                     break
         except h11.RemoteProtocolError as error:
             self._fail(f"RemoteProtocolError: {error}")
-            if self._transport is not None:
-                self._transport.close()
+            self.close()
         self._wake()
 
     def _fail(self, reason: str) -> None:
@@ -215,5 +223,4 @@ class StreamConnection(asyncio.Protocol):
             self._silence = self._loop.call_later(self._read_timeout - quiet, self._check_silence)
             return
         self._fail(f"nothing received for {self._read_timeout:.0f} s")
-        if self._transport is not None:
-            self._transport.close()
+        self.close()
