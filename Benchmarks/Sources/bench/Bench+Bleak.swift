@@ -32,11 +32,16 @@ extension Bench {
                 baseline: native.double("zero_loss_rate"), unit: "/s", better: .higher,
                 note: "every value reaches the callback, the source is not slowed, and the callback keeps pace (95% of the rate sent); \(Format.number(options.duration)) s windows"))
         let common = result.double("common_rate")
+        // A path that did not keep up at that rate (the gateway dropped its
+        // stream, say) spent less per value sent: say so beside the figure.
+        func caveat(_ subject: [String: Any], _ name: String) -> String {
+            subject["common_rate_kept_up"] as? Bool == false ? "; \(name) did NOT keep up at that rate" : ""
+        }
         let nativeCPU = native["cpu_us_at_common_rate"] as? [String: Any] ?? [:]
         let throughCPU = through["cpu_us_at_common_rate"] as? [String: Any] ?? [:]
         add(Row(section: section, metric: "receiving script's CPU per value at \(Format.number(common))/s",
                 gateway: throughCPU.double("client"), baseline: nativeCPU.double("client"), unit: "µs", better: .lower,
-                note: "through the gateway: gateway \(Format.number(throughCPU.double("gateway"), unit: "µs")), dbus-daemon \(Format.number(throughCPU.double("dbus-daemon"), unit: "µs")); native: dbus-daemon \(Format.number(nativeCPU.double("dbus-daemon"), unit: "µs"))"))
+                note: "through the gateway: gateway \(Format.number(throughCPU.double("gateway"), unit: "µs")), dbus-daemon \(Format.number(throughCPU.double("dbus-daemon"), unit: "µs")); native: dbus-daemon \(Format.number(nativeCPU.double("dbus-daemon"), unit: "µs"))\(caveat(through, "the gateway path"))\(caveat(native, "Bleak native"))"))
 
         let added = through.double("p50_ms") - native.double("p50_ms")
         let best = through.double("zero_loss_rate"), nativeBest = native.double("zero_loss_rate")
