@@ -27,7 +27,7 @@ final class Daemon: @unchecked Sendable {
     /// Starts the daemon; MHD's thread is running when this returns.
     init(core: ServerCore) throws(ServerError) {
         let configuration = core.configuration
-        var address = try ListenAddress.resolve(host: configuration.host, port: configuration.port)
+        var address = try BindAddress.resolve(host: configuration.host, port: configuration.port)
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         if address.family == AF_INET6 {
