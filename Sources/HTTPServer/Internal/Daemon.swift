@@ -5,9 +5,9 @@ import Synchronization
 
 /// A running `MHD_Daemon` and the memory it points into.
 ///
-/// Threading, as measured on libmicrohttpd 0.9.75 (see DESIGN.md): one
-/// internal polling thread using poll(), with suspend/resume. Not epoll (it
-/// stalls with 128+ connections ready at once), not AUTO (picks epoll), not
+/// Threading, as libmicrohttpd 0.9.75 behaves: one internal polling thread
+/// using poll(), with suspend/resume. Not epoll (it stalls with 128+
+/// connections ready at once), not AUTO (picks epoll), not
 /// thread-per-connection (burns CPU with suspend/resume and can hang stop).
 // @unchecked Sendable: `pointer`, `logger` and `secrets` are set in init and
 // freed only by `stop`, which the Server calls once, after which nothing

@@ -76,9 +76,8 @@ enum Schema {
         INSERT INTO meta (key, value) VALUES ('commits', 0);
         INSERT INTO meta (key, value) VALUES ('store_id', random() & 9223372036854775807);
         """,
-        // 4: events no longer carry an attribute column: the gateway never
-        // wrote one (an event's attribute is in its JSON), so the column
-        // only ever held NULL.
+        // 4: no attribute column for events: nothing wrote it (an event
+        // names its attribute in its JSON), so it only ever held NULL.
         """
         ALTER TABLE events DROP COLUMN attribute;
         """,
