@@ -27,7 +27,7 @@ extension HTTPServerTests {
                 let messages = try await blocking { try (1...20).map { _ in try stream.nextEvent() } }
                 #expect(messages.map { $0?.id } == (1...20).map { "\($0)" })
                 #expect(messages.allSatisfy { $0?.event == "tick" })
-                #expect(messages.first??.data == ["line 1", "second"])
+                #expect(messages.first??.dataLines == ["line 1", "second"])
             }
         }
 

@@ -54,7 +54,7 @@ case "append":
             for _ in 0..<20 {
                 sequence += 1
                 store.append(
-                    type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37",
+                    type: "characteristic-value", device: "AA:BB:CC:DD:EE:01",
                     data: Array(#"{"sequence":\#(sequence)}"#.utf8))
             }
             try? await Task.sleep(for: .milliseconds(1))
