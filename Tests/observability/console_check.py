@@ -354,7 +354,10 @@ class Check:
         self.step = "the event log's filters and replay"
         self.until("values in the log", lambda: self.all('#events li[data-type="characteristic-value"]'))
         Select(self.find("#log-type")).select_by_value("device-connected")
-        types = {e.get_attribute("data-type") for e in self.all("#events li")}
+        # Read in one script: the log prepends and trims its items live, so an
+        # element found a moment ago may already be gone.
+        types = set(self.driver.execute_script(
+            "return [...document.querySelectorAll('#events li')].map((e) => e.dataset.type)"))
         self.expect(types == {"device-connected"}, f"type filter: {types}")
         self.type("#log-device", PLUG)
         self.until("one device's events", lambda: len(self.all("#events li")) == 1)
@@ -364,7 +367,8 @@ class Check:
         # Replay from a hundred events back: the log keeps the newest 500,
         # and a slow run stores more than that since the gateway started,
         # so the very first event may rightly be out of the window.
-        shown = [int(i) for e in self.all("#events li[data-id]") if (i := e.get_attribute("data-id"))]
+        shown = self.driver.execute_script(
+            "return [...document.querySelectorAll('#events li[data-id]')].map((e) => Number(e.dataset.id) || 0)")
         start = max(0, max(shown, default=0) - 100)
         self.type("#log-from", str(start))
         self.find("#log-filters button[type=submit]").click()
