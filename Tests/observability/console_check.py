@@ -201,7 +201,9 @@ class Check:
         self.until("the strap connected", lambda: "· connected" in self.text("#device-facts"))
         heart_rate = '#gatt li.characteristic[data-uuid="2a37"]'
         self.until("the Heart Rate service", lambda: self.all(heart_rate))
-        self.seen["services"] = [e.text for e in self.all("#gatt summary")]
+        # Read in one script: the tree is rebuilt when the device changes.
+        self.seen["services"] = self.driver.execute_script(
+            "return [...document.querySelectorAll('#gatt summary')].map((e) => e.innerText)")
 
         self.step = "plotting heart-rate notifications"
         self.click(f"{heart_rate} .row button")
@@ -254,7 +256,9 @@ class Check:
         self.click("#device-connect")
         relay = '#gatt li.characteristic[data-uuid="ff01"]'
         self.until("the relay named by its user description", lambda: self.text(f"{relay} .name") == "Relay")
-        descriptors = [e.get_attribute("data-uuid") or "" for e in self.all(f"{relay} ul.descriptors li")]
+        descriptors = self.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map((e) => e.dataset.uuid || '')",
+            f"{relay} ul.descriptors li")
         self.expect(sorted(descriptors) == ["2901", "2902"], f"the relay's descriptors: {descriptors}")
         self.click('#gatt li.characteristic[data-uuid="ff03"] .row button')
         self.click("#value-read")
