@@ -135,14 +135,14 @@ extension ClientCore {
             _ = withUnsafeMutableBytes(of: &drained) { read(wakeDescriptor, $0.baseAddress, $0.count) }
         }
         if descriptors.0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-            let read = mosquitto_loop_read(handle, 1)
-            guard read == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return read }
+            let reading = mosquitto_loop_read(handle, 1)
+            guard reading == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return reading }
         }
         // What other threads queued since the wait began, or the rest of a
         // packet the socket took only part of.
         if mosquitto_want_write(handle) {
-            let written = mosquitto_loop_write(handle, 1)
-            guard written == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return written }
+            let writing = mosquitto_loop_write(handle, 1)
+            guard writing == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return writing }
         }
         return mosquitto_loop_misc(handle)
     }
