@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 
+
 def wait_for_port(port, deadline=60):
     end = time.monotonic() + deadline
     while time.monotonic() < end:

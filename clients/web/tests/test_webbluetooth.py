@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from conftest import API_KEY, PLAYGROUND, ROOT, TIMEOUT, Gateway, PageServer, start_gateway
 from selenium.webdriver.chromium.webdriver import ChromiumDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import API_KEY, PLAYGROUND, ROOT, TIMEOUT, Gateway, PageServer, start_gateway
 
 STRAP = "C4:7C:8D:6A:3E:01"
 THERMOMETER = "A4:C1:38:2F:1B:07"
