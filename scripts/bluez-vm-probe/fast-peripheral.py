@@ -20,7 +20,7 @@ log = open(sys.argv[1], "w")
 
 
 def p(*a):
-    log.write("%.6f " % time.monotonic() + " ".join(str(x) for x in a) + "\n")
+    log.write(f"{time.monotonic():.6f} " + " ".join(str(x) for x in a) + "\n")
     log.flush()
 
 
@@ -40,7 +40,7 @@ class Service(dbus.service.Object):
 
 class Characteristic(dbus.service.Object):
     def __init__(self, index, uuid, flags):
-        self.path = SVC + "/char%d" % index
+        self.path = SVC + f"/char{index}"
         self.uuid, self.flags, self.notifying = uuid, flags, False
         dbus.service.Object.__init__(self, bus, self.path)
 

@@ -9,6 +9,7 @@
 # loss per rate. Writes one JSON line per rate to argv[3].
 #   gateway-rates.py BASE-URL NOTIFY-PATH OUT.json
 import http.client
+import itertools
 import json
 import struct
 import sys
@@ -32,7 +33,7 @@ def request(method, url, body=None, timeout=60):
         return e.code, e.read().decode()
 
 
-for attempt in range(5):
+for _attempt in range(5):
     status, body = request("POST", BASE + "/v1/scan", {"duration_ms": 11000, "services": ["180d"]})
     if "00:AA:01:01:00:01" in body:
         break
@@ -48,7 +49,7 @@ def reader():
     c = http.client.HTTPConnection(u.hostname, u.port, timeout=600)
     c.request(
         "GET",
-        "/v1/devices/00:AA:01:01:00:01/characteristics/%s/notifications" % FAST,
+        f"/v1/devices/00:AA:01:01:00:01/characteristics/{FAST}/notifications",
         headers={"Accept": "text/event-stream"},
     )
     r = c.getresponse()
@@ -83,11 +84,16 @@ def drain():
     received.clear()
 
 
+def percentile(ordered, q):
+    """The value at fraction q of an ascending list; None for an empty one."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else None
+
+
 out = open(OUT, "w")
 for rate in (50, 100, 200, 400, 800, 1600, 3200):
     count = max(200, rate * 2)
     drain()
-    request("PUT", DEV + "/characteristics/%s/value" % FAST, {"value": struct.pack("<II", count, rate).hex()})
+    request("PUT", DEV + f"/characteristics/{FAST}/value", {"value": struct.pack("<II", count, rate).hex()})
     deadline = time.time() + count / rate + 8
     while time.time() < deadline and len(received) < count:
         time.sleep(0.05)
@@ -95,16 +101,15 @@ for rate in (50, 100, 200, 400, 800, 1600, 3200):
     got = list(received)
     seqs = [struct.unpack("<IQ", v[:12])[0] for _, v in got if len(v) >= 12]
     lat = sorted((t - struct.unpack("<IQ", v[:12])[1]) // 1000 for t, v in got if len(v) >= 12)
-    pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else None
     r = {
         "path": MODE,
         "rate": rate,
         "count": count,
         "received": len(seqs),
         "lost": count - len(set(seqs)),
-        "disorder": sum(1 for a, b in zip(seqs, seqs[1:]) if b <= a),
-        "p50_us": pct(0.5),
-        "p99_us": pct(0.99),
+        "disorder": sum(1 for a, b in itertools.pairwise(seqs) if b <= a),
+        "p50_us": percentile(lat, 0.5),
+        "p99_us": percentile(lat, 0.99),
     }
     print(json.dumps(r), flush=True)
     out.write(json.dumps(r) + "\n")

@@ -8,6 +8,7 @@
 # in it) and how many arrived. Writes probe4.log, signals4.log and
 # rates.json under argv[1].
 import errno
+import itertools
 import json
 import os
 import select
@@ -48,11 +49,8 @@ def describe(fd):
     }
     import fcntl
 
-    d = "family %s type %s O_NONBLOCK %s" % (
-        s.family,
-        kinds.get(s.type, s.type),
-        bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK),
-    )
+    nonblocking = bool(fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK)
+    d = f"family {s.family!s} type {kinds.get(s.type, s.type)!s} O_NONBLOCK {nonblocking}"
     s.close()
     return d
 
@@ -92,7 +90,7 @@ hr = chars["2a37"]
 fast = [pth for pth, i in managed().items() if CH in i and str(i[CH]["UUID"]).startswith("f00d0001")]
 ind = [pth for pth, i in managed().items() if CH in i and str(i[CH]["UUID"]).startswith("f00d0002")]
 p("fast", fast, "indicate", ind)
-for c in [hr] + fast + ind:
+for c in [hr, *fast, *ind]:
     p("props", c[-20:], {k: prop(c, CH, k) for k in ("Flags", "NotifyAcquired", "WriteAcquired", "Notifying", "MTU")})
 
 p("--- AcquireNotify on 2a37: the reply, reads per notification")
@@ -142,6 +140,11 @@ if fast:
         p("props", {k: prop(f, CH, k) for k in ("WriteAcquired",)})
 
 
+def percentile(ordered, q):
+    """The value at fraction q of an ascending list; None for an empty one."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else None
+
+
 def burst(path, mode, count, rate):
     """count values at rate through mode: (received, lost, out-of-order, latencies in µs)."""
     got = []
@@ -155,7 +158,7 @@ def burst(path, mode, count, rate):
             if "Value" in changed:
                 got.append((time.monotonic_ns(), bytes(changed["Value"])))
 
-        m = bus.add_signal_receiver(
+        bus.add_signal_receiver(
             sig, "PropertiesChanged", "org.freedesktop.DBus.Properties", "org.bluez", path, path_keyword="path"
         )
         sync("burst", path, "StartNotify")
@@ -185,8 +188,7 @@ def burst(path, mode, count, rate):
     spin(0.5)
     seqs = [struct.unpack("<IQ", v[:12])[0] for _, v in got if len(v) >= 12]
     lat = sorted((t - struct.unpack("<IQ", v[:12])[1]) // 1000 for t, v in got if len(v) >= 12)
-    disorder = sum(1 for a, b in zip(seqs, seqs[1:]) if b <= a)
-    pct = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] if lat else None
+    disorder = sum(1 for a, b in itertools.pairwise(seqs) if b <= a)
     r = {
         "mode": mode,
         "rate": rate,
@@ -194,8 +196,8 @@ def burst(path, mode, count, rate):
         "received": len(seqs),
         "lost": count - len(set(seqs)),
         "disorder": disorder,
-        "p50_us": pct(0.5),
-        "p99_us": pct(0.99),
+        "p50_us": percentile(lat, 0.5),
+        "p99_us": percentile(lat, 0.99),
     }
     p("BURST", json.dumps(r))
     return r

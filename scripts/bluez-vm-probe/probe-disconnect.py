@@ -22,7 +22,7 @@ p("--- Disconnect with a notification session, reading 2a38 every 0.25 s meanwhi
 d = start("disconnect-1", DEV, DV, "Disconnect")
 reads = 0
 while "r" not in d and reads < 40:
-    call("read-during-disconnect-%d" % reads, chars["2a38"], CH, "ReadValue", o({}), timeout=5)
+    call(f"read-during-disconnect-{reads}", chars["2a38"], CH, "ReadValue", o({}), timeout=5)
     reads += 1
     spin(0.25)
 spin(3)

@@ -100,7 +100,7 @@ dv.Connect(reply_handler=c2ok, error_handler=c2err, timeout=40)
 spin(40, lambda: "a" in res and "b" in res)
 p("CONNECT first", res.get("a"), "second", res.get("b"), "in %.3fs" % (time.time() - t))
 p("Connected prop", prop(DEV, DV, "Connected"), "ServicesResolved", prop(DEV, DV, "ServicesResolved"))
-spin(20, lambda: prop(DEV, DV, "ServicesResolved") == True)
+spin(20, lambda: prop(DEV, DV, "ServicesResolved") is True)
 p("ServicesResolved at", time.time() - t)
 call("connect-again", DEV, DV, "Connect")
 m = managed_as("connected")
@@ -119,7 +119,7 @@ p("descs", json.dumps(descs))
 
 
 def U(s):
-    return "0000%s-0000-1000-8000-00805f9b34fb" % s
+    return f"0000{s}-0000-1000-8000-00805f9b34fb"
 
 
 hrm, bsl, hcp, bat = chars.get(U("2a37")), chars.get(U("2a38")), chars.get(U("2a39")), chars.get(U("2a19"))

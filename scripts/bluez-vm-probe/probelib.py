@@ -58,7 +58,7 @@ def open_logs(calls, signals, on_signal=None):
 
     def received(*args, **kw):
         member, path = kw.get("member"), kw.get("path")
-        sig.write("%7.3f %s %s %s\n" % (time.time() - T0, member, path, json.dumps(jsonable(args))))
+        sig.write(f"{time.time() - T0:7.3f} {member} {path} {json.dumps(jsonable(args))}\n")
         sig.flush()
         if on_signal:
             on_signal(member, path, args)
@@ -139,5 +139,5 @@ def find():
 def connect():
     """Connects, waits for ServicesResolved; the characteristics by 16-bit UUID."""
     call("connect", DEV, DV, "Connect")
-    p("resolved", spin(20, lambda: prop(DEV, DV, "ServicesResolved") == True))
+    p("resolved", spin(20, lambda: prop(DEV, DV, "ServicesResolved") is True))
     return {str(i[CH]["UUID"])[4:8]: str(pth) for pth, i in managed().items() if CH in i}
