@@ -110,7 +110,8 @@ def main():
         quiet = list(latencies)
         latencies.clear()
         lines = "".join(
-            f'{{"address":"00:00:00:{i >> 16 & 255:02X}:{i >> 8 & 255:02X}:{i & 255:02X}","timeout_ms":{args.timeout_ms}}}\n'
+            f'{{"address":"00:00:00:{i >> 16 & 255:02X}:{i >> 8 & 255:02X}:{i & 255:02X}",'
+            f'"timeout_ms":{args.timeout_ms}}}\n'
             for i in range(args.count))
         started = time.monotonic()
         subprocess.run(
