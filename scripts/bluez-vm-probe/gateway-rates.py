@@ -40,7 +40,7 @@ for _attempt in range(5):
 print("scan", status, flush=True)
 print("connect", request("POST", DEV + "/connect", {"timeout_ms": 30000})[0], flush=True)
 
-received = []  # (arrival ns, payload bytes)
+received: list[tuple[int, bytes]] = []  # (arrival ns, payload bytes)
 ready = threading.Event()
 
 

@@ -40,6 +40,11 @@ def sync(label, path, method, *args, b=None):
         return ("ERR", e.get_dbus_name(), e.get_dbus_message())
 
 
+def error_name(e):
+    """The errno name of a failed system call's OSError (which always carries an errno)."""
+    return errno.errorcode[e.errno] if e.errno is not None else str(e)
+
+
 def describe(fd):
     s = socket.socket(fileno=os.dup(fd))
     kinds = {
@@ -77,7 +82,7 @@ def reads(fd, n, timeout=3.0):
         try:
             data = os.read(fd, 1024)
         except OSError as e:
-            p("  read", i, "poll", flags, "error", errno.errorcode[e.errno])
+            p("  read", i, "poll", flags, "error", error_name(e))
             return
         p("  read", i, "poll", flags, "len", len(data), data.hex())
         if not data:
@@ -132,7 +137,7 @@ if fast:
             try:
                 p("  write", size, "bytes ->", os.write(wfd, bytes(range(256))[:1] * size))
             except OSError as e:
-                p("  write", size, "bytes -> error", errno.errorcode[e.errno])
+                p("  write", size, "bytes -> error", error_name(e))
         spin(1)
         sync("write-while-acquired", f, "WriteValue", dbus.Array([7], signature="y"), o({"type": "command"}))
         os.close(wfd)

@@ -74,7 +74,7 @@ p("RSSI after stop", prop(DEV, DV, "RSSI"))
 call("disconnect-not-connected", DEV, DV, "Disconnect")
 call("cancel-pairing-none", DEV, DV, "CancelPairing")
 # two concurrent connects
-res = {}
+res: dict[str, tuple[object, ...]] = {}
 
 
 def c1ok(*r):
