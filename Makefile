@@ -52,7 +52,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test lint-python web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -80,11 +80,20 @@ run: deps
 	$(SWIFT) run blegateway serve --simulate $(ARGS)
 
 test: test-deps
+	$(MAKE) lint-python
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) web-check
 	$(MAKE) test-python
 	$(MAKE) docker-check
+
+## The Python outside clients/python (the tests' helpers, scripts/, the web
+## client's tests, docker/, the benchmark peer): ruff with ruff.toml (over
+## the whole checkout: clients/python is checked with its own pyproject.toml),
+## then mypy with mypy.ini. Seconds; `make test` runs it first.
+lint-python: test-deps
+	ruff check .
+	mypy
 
 ## clients/web/ (the Web Bluetooth script): its pages in headless Chromium
 ## and in WebKitGTK under Xvfb against the gateway's debug build, the files

@@ -106,7 +106,8 @@ def main():
             missing.append((library, package))
     if missing:
         for library, package in missing:
-            print(f"FAIL: {library} comes from {package or 'no Debian package'}, which the runtime stage does not provide")
+            source = package or "no Debian package"
+            print(f"FAIL: {library} comes from {source}, which the runtime stage does not provide")
         return 1
     print("ok: every library the binary needs is provided by the runtime stage")
     return 0

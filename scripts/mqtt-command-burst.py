@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 
+
 def wait_for_port(port, deadline=60):
     end = time.monotonic() + deadline
     while time.monotonic() < end:
@@ -109,7 +110,8 @@ def main():
         quiet = list(latencies)
         latencies.clear()
         lines = "".join(
-            f'{{"address":"00:00:00:{i >> 16 & 255:02X}:{i >> 8 & 255:02X}:{i & 255:02X}","timeout_ms":{args.timeout_ms}}}\n'
+            f'{{"address":"00:00:00:{i >> 16 & 255:02X}:{i >> 8 & 255:02X}:{i & 255:02X}",'
+            f'"timeout_ms":{args.timeout_ms}}}\n'
             for i in range(args.count))
         started = time.monotonic()
         subprocess.run(

@@ -15,7 +15,6 @@ mosquitto_pub, curl and dbus-daemon. Not a test: the figures depend on the
 machine and its load.
 """
 import argparse
-from datetime import datetime
 import json
 import os
 import signal
@@ -24,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 
 from rate_rig import DEVICE, UUID, scenario, wait_for_port
 

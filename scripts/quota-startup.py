@@ -35,7 +35,7 @@ def request(method: str, url: str, body: object = None, source: str | None = Non
         command += ["--interface", source]
     if body is not None:
         command += ["-H", "Content-Type: application/json", "--data-binary", json.dumps(body)]
-    return int(subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout)
+    return int(subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout)
 
 
 def start(binary: str, state: str, log_path: str) -> tuple[subprocess.Popen[bytes], int, float]:
@@ -64,11 +64,13 @@ def fill(base: str) -> dict[str, int]:
         for index in range(128):
             subscription = {"device": f"BB:00:00:00:{client:02X}:{index:02X}", "characteristic": "2a37"}
             counts["subscriptions"] += request("POST", f"{base}/v1/subscriptions", subscription, source) == 201
-        application = {"services": [{"uuid": "180d", "characteristics": [{"uuid": "2a37", "flags": ["read", "notify"]}]}]}
+        heart_rate = {"uuid": "2a37", "flags": ["read", "notify"]}
+        application = {"services": [{"uuid": "180d", "characteristics": [heart_rate]}]}
         for _ in range(8):
             counts["applications"] += request("POST", f"{base}/v1/peripheral/applications", application, source) == 201
         for index in range(8):
-            status = request("POST", f"{base}/v1/peripheral/advertisements", {"local_name": f"q{client}{index}"}, source)
+            advertisement = {"local_name": f"q{client}{index}"}
+            status = request("POST", f"{base}/v1/peripheral/advertisements", advertisement, source)
             counts["advertisements"] += status == 201
     return counts
 

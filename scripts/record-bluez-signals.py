@@ -42,8 +42,10 @@ def sig_of(v, variant=True):
                  (dbus.Double, 'd'), (dbus.ObjectPath, 'o'), (dbus.Signature, 'g'), (dbus.String, 's')):
         if isinstance(v, t):
             return s
-    if isinstance(v, dbus.Dictionary): return 'a{' + v.signature + '}'
-    if isinstance(v, dbus.Array): return 'a' + v.signature
+    if isinstance(v, dbus.Dictionary):
+        return 'a{' + v.signature + '}'
+    if isinstance(v, dbus.Array):
+        return 'a' + v.signature
     if isinstance(v, dbus.Struct):
         return '(' + ''.join(sig_of(f) for f in v) + ')'
     raise TypeError(type(v))
@@ -60,9 +62,12 @@ def enc(v, variant=True):
         return [s, [[enc(k), enc(x)] for k, x in v.items()]]
     if s.startswith('a') or s.startswith('('):
         return [s, [enc(x) for x in v]]
-    if s == 'b': return [s, bool(v)]
-    if s in 'ynqiuxt': return [s, int(v)]
-    if s == 'd': return [s, float(v)]
+    if s == 'b':
+        return [s, bool(v)]
+    if s in 'ynqiuxt':
+        return [s, int(v)]
+    if s == 'd':
+        return [s, float(v)]
     return [s, str(v)]
 
 

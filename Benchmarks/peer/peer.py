@@ -35,6 +35,7 @@ import signal
 from aiohttp import web
 from bleak import BleakAdapter, BleakClient, BleakScanner
 from bleak.backends.bluezdbus.manager import get_global_bluez_manager
+from bleak.backends.characteristic import BleakGATTCharacteristic
 from bleak.exc import BleakError
 from bleak.uuids import normalize_uuid_str
 
@@ -96,7 +97,7 @@ class Subscription:
         self.key = key
         self.queues: set[asyncio.Queue[bytes | None]] = set()
         self.client: BleakClient | None = None
-        self.characteristic = None
+        self.characteristic: BleakGATTCharacteristic | None = None
 
     def on_value(self, _characteristic, data: bytearray) -> None:
         payload = json.dumps(

@@ -21,6 +21,7 @@ silently), which also catches deprecated ones: `object_id` was replaced by
 import json
 import re
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import voluptuous as vol
@@ -213,7 +214,7 @@ AVAILABILITY_ENTRY = vol.Schema(
         vol.Optional("value_template"): str,
     }
 )
-COMMON = {
+COMMON: dict[Any, Any] = {
     vol.Optional("name"): vol.Any(str, None),
     vol.Optional("unique_id"): str,
     vol.Optional("device"): DEVICE,
@@ -258,7 +259,7 @@ def sensor_units_and_classes(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-SCHEMAS = {
+SCHEMAS: dict[str, Callable[[Any], Any]] = {
     "sensor": vol.All(
         vol.Schema(
             {

@@ -55,7 +55,8 @@ WIDER_THAN_THE_PAGE = """
       .filter(e => e.getClientRects().length && e.getBoundingClientRect().right > width + 1)
       .filter(e => ![...e.children].some(c => c.getBoundingClientRect().right > width + 1))
       .slice(0, 5)
-      .map(e => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px`);
+      .map(e => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className}`
+        + ` ${Math.round(e.getBoundingClientRect().right)}px`);
 """
 
 
@@ -78,7 +79,8 @@ class Check:
         return self.driver.find_elements(By.CSS_SELECTOR, css)
 
     def text(self, css: str) -> str:
-        return str(self.driver.execute_script("const n = document.querySelector(arguments[0]); return n ? n.textContent : '';", css))
+        script = "const n = document.querySelector(arguments[0]); return n ? n.textContent : '';"
+        return str(self.driver.execute_script(script, css))
 
     def until(self, what: str, condition: Callable[[], Any]) -> Any:
         def attempt(_: WebDriver) -> Any:
@@ -141,7 +143,8 @@ class Check:
         def cell(address: str, column: str) -> Callable[[], str]:
             return lambda: self.text(f'{rows}[data-address="{address}"] td.{column}')
 
-        for address in [STRAP, "F1:E2:D3:C4:B5:A6", "E7:1D:5A:3C:90:11", "E7:1D:5A:3C:90:12", "A4:C1:38:8E:2F:55", HOSTILE]:
+        addresses = [STRAP, "F1:E2:D3:C4:B5:A6", "E7:1D:5A:3C:90:11", "E7:1D:5A:3C:90:12", "A4:C1:38:8E:2F:55", HOSTILE]
+        for address in addresses:
             self.until(f"{address} in the list", cell(address, "address"))
         decoded = {
             "ibeacon": ("F1:E2:D3:C4:B5:A6", "iBeacon e2c56db5-dffb-48d2-b060-d0f5a71096e0 · major 1 · minor 2"),
@@ -152,8 +155,13 @@ class Check:
         for name, (address, words) in decoded.items():
             self.until(f"{name} in words", contains(cell(address, "data"), words))
         self.seen["bthome"] = self.text(f'{rows}[data-address="A4:C1:38:8E:2F:55"] td.data')
-        self.expect("temperature 25 °C" in self.seen["bthome"] and "battery 97 %" in self.seen["bthome"], f"BTHome: {self.seen['bthome']}")
-        self.until("raw manufacturer data", lambda: "0x004c" in self.text(f'{rows}[data-address="F1:E2:D3:C4:B5:A6"] td.data'))
+        self.expect(
+            "temperature 25 °C" in self.seen["bthome"] and "battery 97 %" in self.seen["bthome"],
+            f"BTHome: {self.seen['bthome']}",
+        )
+        self.until(
+            "raw manufacturer data", lambda: "0x004c" in self.text(f'{rows}[data-address="F1:E2:D3:C4:B5:A6"] td.data')
+        )
         self.until("an RSSI sparkline", lambda: self.all("#device-table svg.spark polyline"))
 
         self.step = "the hostile device's name"
@@ -163,7 +171,10 @@ class Check:
 
         self.step = "sorting and filtering"
         self.click('#device-table th[data-sort="rssi"] button')
-        self.until("RSSI sorted descending", lambda: self.find('#device-table th[data-sort="rssi"]').get_attribute("aria-sort") == "descending")
+        self.until(
+            "RSSI sorted descending",
+            lambda: self.find('#device-table th[data-sort="rssi"]').get_attribute("aria-sort") == "descending",
+        )
         # Rows hold still under the pointer and the focus: move both away
         # so that the live order follows the RSSI.
         self.driver.execute_script("document.activeElement.blur();")
@@ -171,16 +182,25 @@ class Check:
 
         def rssi_order() -> list[int]:
             values: list[int] = self.driver.execute_script(
-                "return [...document.querySelectorAll('#device-table tbody td.rssi')].map(c => parseInt(c.textContent)).filter(n => !isNaN(n));")
+                "return [...document.querySelectorAll('#device-table tbody td.rssi')]"
+                ".map(c => parseInt(c.textContent)).filter(n => !isNaN(n));")
             self.seen["rssi_order"] = values
             return values
 
         self.until("rows in RSSI order", lambda: (values := rssi_order()) == sorted(values, reverse=True))
         self.find("#filter-connectable").click()
-        self.until("beacons hidden", lambda: not self.all(f'{rows}[data-address="F1:E2:D3:C4:B5:A6"]') and self.all(f'{rows}[data-address="{STRAP}"]'))
+        self.until(
+            "beacons hidden",
+            lambda: (
+                not self.all(f'{rows}[data-address="F1:E2:D3:C4:B5:A6"]')
+                and self.all(f'{rows}[data-address="{STRAP}"]')
+            ),
+        )
         self.find("#filter-connectable").click()
         self.type("#filter-service", "180d")
-        self.until("only heart-rate devices", lambda: [r.get_attribute("data-address") for r in self.all(rows)] == [STRAP])
+        self.until(
+            "only heart-rate devices", lambda: [r.get_attribute("data-address") for r in self.all(rows)] == [STRAP]
+        )
         self.find("#filter-service").clear()
         self.find("#filter-service").send_keys(" ")
         self.type("#filter-text", "polar")
@@ -194,9 +214,14 @@ class Check:
     def heart_rate(self) -> None:
         self.step = "connecting the strap"
         self.click('#device-table th[data-sort="name"] button')
-        self.until("sorted by name", lambda: self.find('#device-table th[data-sort="name"]').get_attribute("aria-sort") == "ascending")
+        self.until(
+            "sorted by name",
+            lambda: self.find('#device-table th[data-sort="name"]').get_attribute("aria-sort") == "ascending",
+        )
         self.click(f'#device-table tbody tr[data-address="{STRAP}"] button')
-        self.until("the strap's page", lambda: self.find("#device").is_displayed() and STRAP in self.text("#device-facts"))
+        self.until(
+            "the strap's page", lambda: self.find("#device").is_displayed() and STRAP in self.text("#device-facts")
+        )
         self.click("#device-connect")
         self.until("the strap connected", lambda: "· connected" in self.text("#device-facts"))
         heart_rate = '#gatt li.characteristic[data-uuid="2a37"]'
@@ -208,7 +233,9 @@ class Check:
         self.step = "plotting heart-rate notifications"
         self.click(f"{heart_rate} .row button")
         self.until("notify enabled", lambda: self.find("#value-notify").is_enabled())
-        self.expect(Select(self.find("#notify-format")).first_selected_option.get_attribute("value") == "heart-rate", "format")
+        self.expect(
+            Select(self.find("#notify-format")).first_selected_option.get_attribute("value") == "heart-rate", "format"
+        )
         self.click("#value-notify")
         self.until("5 plotted values", lambda: int(self.find("#plot").get_attribute("data-points") or 0) >= 5)
         self.seen["points"] = int(self.find("#plot").get_attribute("data-points") or 0)
@@ -228,7 +255,9 @@ class Check:
         self.click("#value-write")
         self.until("the ATT error in place", lambda: "0x80 (502" in self.problem("#characteristic-problem"))
         self.seen["write_error"] = self.problem("#characteristic-problem")
-        self.expect(self.seen["write_error"].startswith("Writing Heart Rate Control Point failed:"), self.seen["write_error"])
+        self.expect(
+            self.seen["write_error"].startswith("Writing Heart Rate Control Point failed:"), self.seen["write_error"]
+        )
         self.type("#write-value", "01")
         self.click("#value-write")
         self.until("the write accepted", lambda: self.text("#read-output").startswith("written 01"))
@@ -242,10 +271,16 @@ class Check:
         self.step = "reloading the device page"
         logged = len(self.all("#events li"))
         self.driver.refresh()
-        self.until("the strap's page after the reload", lambda: self.find("#device").is_displayed() and "· connected" in self.text("#device-facts"))
+        self.until(
+            "the strap's page after the reload",
+            lambda: self.find("#device").is_displayed() and "· connected" in self.text("#device-facts"),
+        )
         self.until("the GATT tree after the reload", lambda: self.all('#gatt li.characteristic[data-uuid="2a37"]'))
         self.view("devices")
-        self.until("the connected strap listed without a scan", lambda: "connected" in self.text(f'#device-table tbody tr[data-address="{STRAP}"] td.name'))
+        self.until(
+            "the connected strap listed without a scan",
+            lambda: "connected" in self.text(f'#device-table tbody tr[data-address="{STRAP}"] td.name'),
+        )
         self.until("the event log replayed", lambda: len(self.all("#events li")) >= min(logged, 5))
         self.seen["log_before_reload"] = logged
         self.seen["log_after_reload"] = len(self.all("#events li"))
@@ -282,7 +317,10 @@ class Check:
         self.click("#pairing-accept")
         self.until("the lock paired", lambda: "· paired" in self.text("#device-facts"))
         self.click("#device-unpair")
-        self.until("the bond gone", lambda: "not paired" in self.text("#device-facts") or "does not list" in self.text("#device-facts"))
+        self.until(
+            "the bond gone",
+            lambda: "not paired" in self.text("#device-facts") or "does not list" in self.text("#device-facts"),
+        )
 
     def hostile_values(self) -> None:
         self.step = "the hostile device's GATT"
@@ -294,16 +332,25 @@ class Check:
         Select(self.find("#read-encoding")).select_by_value("utf8")
         self.click("#value-read")
         self.until("the hostile value as text", lambda: self.text("#read-output").startswith(HOSTILE_VALUE))
-        self.expect(not self.all("#pwned-description, #pwned-value, #pwned-name") and self.driver.title != "pwned", "radio text was read as HTML")
+        self.expect(
+            not self.all("#pwned-description, #pwned-value, #pwned-name") and self.driver.title != "pwned",
+            "radio text was read as HTML",
+        )
         Select(self.find("#read-encoding")).select_by_value("hex")
 
         self.step = "forgetting a device"
         self.click("#device-forget")
         # Still advertising, it may be heard again at once: then it is
         # listed again, not connected.
-        self.until("forgotten", lambda: "does not list" in self.text("#device-facts") or "not connected" in self.text("#device-facts"))
+        self.until(
+            "forgotten",
+            lambda: "does not list" in self.text("#device-facts") or "not connected" in self.text("#device-facts"),
+        )
         self.view("devices")
-        self.until("no longer connected in the list", lambda: "connected" not in self.text(f'#device-table tbody tr[data-address="{HOSTILE}"] td.name'))
+        self.until(
+            "no longer connected in the list",
+            lambda: "connected" not in self.text(f'#device-table tbody tr[data-address="{HOSTILE}"] td.name'),
+        )
 
     def peripheral(self, central: Central) -> None:
         self.step = "publishing a service"
@@ -323,11 +370,16 @@ class Check:
 
         self.step = "updating a value the central subscribed to"
         central.call("CentralSubscribe", "ss", "hci0", "2a37")
-        self.until("subscribed", lambda: "centrals subscribed" in self.text('#applications form[data-characteristic="2a37"]'))
+        self.until(
+            "subscribed", lambda: "centrals subscribed" in self.text('#applications form[data-characteristic="2a37"]')
+        )
         form = '#applications form[data-characteristic="2a37"]'
         self.type(f"{form} input", "0050")
         self.click(f"{form} button[type=submit]")
-        self.until("sent to the central", lambda: "sent to the subscribed centrals" in self.text("#applications article.application"))
+        self.until(
+            "sent to the central",
+            lambda: "sent to the subscribed centrals" in self.text("#applications article.application"),
+        )
         received = central.call("CentralReceived", "ss", "hci0", "2a37")
         self.seen["central_received"] = received
         self.expect("0x00 0x50" in received or "0 80" in received, f"the central received {received}")
@@ -440,7 +492,8 @@ class Check:
                 if entry["level"] not in ("SEVERE", "ERROR"):
                     continue
                 message = entry["message"]
-                if "the server responded with a status of" in message and any(f"status of {s}" in message for s in EXPECTED_STATUSES):
+                expected = any(f"status of {s}" in message for s in EXPECTED_STATUSES)
+                if "the server responded with a status of" in message and expected:
                     continue
                 found.append(message)
         return found
@@ -527,7 +580,10 @@ def main() -> None:
             sys.exit(f"{arguments.browser}: browser errors: {errors}")
     except (AssertionError, WebDriverException) as error:
         message = check.text("#message")
-        sys.exit(f"{arguments.browser}: failed {check.step}: {error}; the console says {message!r}; seen so far {json.dumps(check.seen)}")
+        sys.exit(
+            f"{arguments.browser}: failed {check.step}: {error}; the console says {message!r};"
+            f" seen so far {json.dumps(check.seen)}"
+        )
     finally:
         driver.quit()
 

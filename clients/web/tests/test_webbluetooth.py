@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from conftest import API_KEY, PLAYGROUND, ROOT, TIMEOUT, Gateway, PageServer, start_gateway
 from selenium.webdriver.chromium.webdriver import ChromiumDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import API_KEY, PLAYGROUND, ROOT, TIMEOUT, Gateway, PageServer, start_gateway
 
 STRAP = "C4:7C:8D:6A:3E:01"
 THERMOMETER = "A4:C1:38:2F:1B:07"
@@ -175,7 +176,8 @@ def test_the_chooser_lists_what_the_filters_match(browser: WebDriver, pages: Pag
     browser.execute_script("""
         window.picked = navigator.bluetooth.requestDevice({
           filters: [{namePrefix: 'Polar'},
-                    {serviceData: [{service: 'health_thermometer', dataPrefix: Uint8Array.of(0xfe, 0x3a), mask: Uint8Array.of(0xff, 0x0f)}]}],
+                    {serviceData: [{service: 'health_thermometer',
+                                    dataPrefix: Uint8Array.of(0xfe, 0x3a), mask: Uint8Array.of(0xff, 0x0f)}]}],
           exclusionFilters: [{manufacturerData: [{companyIdentifier: 0x006b, dataPrefix: Uint8Array.of(0x3f)}]}],
           optionalManufacturerData: [0x004c]});
         window.picked.catch(() => {});""")
@@ -261,7 +263,8 @@ def test_bad_input_gets_the_spec_errors(browser: WebDriver, pages: PageServer, g
           await request({filters: [{name: 'x'.repeat(249)}]}),
           await request({filters: [{services: ['heart_rate']}], acceptAllDevices: true}),
           await request({acceptAllDevices: true, exclusionFilters: [{name: 'x'}]}),
-          await request({filters: [{manufacturerData: [{companyIdentifier: 1, dataPrefix: Uint8Array.of(1), mask: Uint8Array.of(1, 2)}]}]}),
+          await request({filters: [{manufacturerData: [
+            {companyIdentifier: 1, dataPrefix: Uint8Array.of(1), mask: Uint8Array.of(1, 2)}]}]}),
           await request({filters: [{manufacturerData: [{companyIdentifier: 1}, {companyIdentifier: 1}]}]}),
           await request({acceptAllDevices: true, optionalServices: ['no_such_service']}),
         ];""",
@@ -295,7 +298,8 @@ def test_bad_input_gets_the_spec_errors(browser: WebDriver, pages: PageServer, g
             (await heartRate.getCharacteristic('body_sensor_location')).startNotifications()),
           included: (await heartRate.getIncludedServices()).map((service) => service.uuid),
           includedOutOfReach: await outcome(() => heartRate.getIncludedService('device_information')),
-          description: new TextDecoder().decode(await (await rx.getDescriptor('gatt.characteristic_user_description')).readValue()),
+          description: new TextDecoder().decode(
+            await (await rx.getDescriptor('gatt.characteristic_user_description')).readValue()),
           cccWrite: await outcome(async () =>
             (await rx.getDescriptor('gatt.client_characteristic_configuration')).writeValue(Uint8Array.of(1, 0))),
           properties: Object.entries(rx.properties).filter(([, on]) => on).map(([name]) => name),
@@ -311,7 +315,8 @@ def test_bad_input_gets_the_spec_errors(browser: WebDriver, pages: PageServer, g
         result.disconnected = await outcome(() => rx.writeValueWithoutResponse(new Uint8Array(1)));
         const again = await device.gatt.connect();
         result.staleAttribute = await outcome(() => rx.writeValueWithoutResponse(new Uint8Array(1)));
-        result.sameService = (await again.getPrimaryService('heart_rate')) === (await again.getPrimaryService('heart_rate'));
+        result.sameService =
+          (await again.getPrimaryService('heart_rate')) === (await again.getPrimaryService('heart_rate'));
         again.disconnect();
         return result;""",
     )
