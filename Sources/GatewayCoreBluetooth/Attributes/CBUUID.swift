@@ -3,7 +3,7 @@ import Foundation
 /// A Bluetooth UUID: 16-bit (`180D`), 32-bit or 128-bit. Two UUIDs are
 /// equal when they name the same 128-bit value, however they were written.
 ///
-/// Immutable, hence `@unchecked Sendable` (NSObject is not `Sendable`).
+/// Immutable, hence its unchecked Sendable conformance (NSObject is not `Sendable`).
 public final class CBUUID: NSObject, NSCopying, @unchecked Sendable {
     /// The Bluetooth Base UUID, 0000xxxx-0000-1000-8000-00805F9B34FB.
     private static let base: [UInt8] = [0, 0, 0, 0, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0x80, 0x5f, 0x9b, 0x34, 0xfb]
