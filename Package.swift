@@ -135,7 +135,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "HTTPServerTests",
-            dependencies: ["HTTPServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HTTPServer", "TestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "BlueZTests", dependencies: ["BlueZ", "DBus"],
@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
-        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer", "PersistedState"]),
+        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer", "PersistedState", "TestSupport"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),
         // Real mosquitto brokers; depends on mqtt-probe only so that it is built first.

@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// The benchmark harness of blegateway (issue 9): a separate package, so that
+// The benchmark harness of blegateway: a separate package, so that
 // `swift build` / `swift test` of the gateway never build it. `make bench`
 // builds it in release mode and runs `bench`; `make bench-check` only
 // compiles it (a cheap check that it still builds against the main package).

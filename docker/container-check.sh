@@ -311,8 +311,12 @@ else
     fail "compose: without a key the gateway did not refuse: $(ctr logs "${compose_project}_gateway_1" 2>&1 | tail -3 | tr '\n' ' ')"
   fi
   compose down -v || true
+  # The keyless gateway restarts over and over (restart: unless-stopped),
+  # and a container caught restarting can outlive `down`: make sure it is
+  # gone, so the next `up` makes a new one that reads the new .env.
+  ctr rm -f "${compose_project}_gateway_1" > /dev/null 2>&1 || true
   echo "BLEGATEWAY_API_KEY=$(openssl rand -hex 16)" >> "$project/.env"
-  compose up -d --no-build gateway || true
+  compose up -d --no-build --force-recreate gateway || true
   wait_log "${compose_project}_gateway_1" '\[blegateway\]' || true
   logs=$(ctr logs "${compose_project}_gateway_1" 2>&1 | tail -20)
   if ! grep -q 'no API key' <<< "$logs" && grep -q '\[blegateway\]' <<< "$logs"; then

@@ -7,10 +7,9 @@ import Glibc
 /// the holder runs on another core. For a lock that two busy threads take
 /// on a machine with fewer free cores than threads (one core, or a process
 /// pinned to one), a waiter spins while the holder cannot run. glibc's
-/// default mutex sleeps on the futex straight away. (Measured in the
-/// gateway: the HTTP server's stream locks, taken by its polling thread and
-/// by the thread that writes each value, spun away more than a quarter of
-/// the CPU at 20,000 values/s; see BENCHMARKS.md.)
+/// default mutex sleeps on the futex straight away. The HTTP server's
+/// stream locks are such locks: taken by its polling thread and by the
+/// thread that writes each value, on machines as small as a Raspberry Pi.
 // @unchecked Sendable: `state` is read and written only between
 // pthread_mutex_lock and pthread_mutex_unlock of `mutex`, and `State` is
 // Sendable, so what leaves the lock is safe to hand to another thread.

@@ -108,7 +108,7 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
 
 /// One of several attributes a UUID matched: enough for a client to name
 /// the one it meant by handle or by service.
-public struct AttributeCandidate: Sendable, Hashable, Codable {
+public struct AttributeCandidate: Sendable, Hashable {
     public var uuid: BluetoothUUID
     public var handle: UInt16?
     public var serviceUUID: BluetoothUUID

@@ -3,7 +3,7 @@
 public struct SimulatorOptions: Sendable {
     /// Whether `PropertiesChanged(Connected=true)` is emitted after a
     /// connection. The real bluetoothd often does not emit it (a race seen
-    /// in 7 of 9 runs in the VM rig, see ../shared/bluez-vm/README.md):
+    /// in 7 of 9 runs in the VM rig, see docs/simulator.md, "Fidelity"):
     /// clients must rely on `Connect()` returning, a `Get` of `Connected`
     /// and `ServicesResolved`. The property's value is correct either way.
     /// The default is `.never`, what bluetoothd 5.66 does most often: a

@@ -1,6 +1,7 @@
-/// A peer's numeric IP address and port.
+/// A host and a port: a peer's numeric IP address, or where a server
+/// listens (`init(parsing:)`), whose host may also be a name.
 public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
-    /// The numeric host, such as `127.0.0.1` or `::1`.
+    /// The host, such as `127.0.0.1`, `::1` (numeric for a peer) or `localhost`.
     public var host: String
     public var port: Int
 

@@ -97,28 +97,33 @@ extension Bridge {
         guard Self.commandNames.contains(command) else {
             return problem(.notFound("unknown command '\(command)' (one of \(Self.commandNames.joined(separator: ", ")))", instance: instance))
         }
-        let object: [String: Any]
+        let object: JSONField
         do {
-            guard let parsed = try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else {
-                return problem(.invalidRequest("the payload must be a JSON object", instance: instance))
-            }
-            object = parsed
+            object = JSONField(json: try JSON.parse(payload))
         } catch {
             return problem(.invalidRequest("the payload is not JSON", instance: instance))
         }
-        func text(_ key: String) -> String? { object[key] as? String }
-        guard let address = text("address") else {
-            return problem(.invalidRequest("address: is required (AA:BB:CC:DD:EE:FF)", instance: instance))
+        guard case .object = object.json else {
+            return problem(.invalidRequest("the payload must be a JSON object", instance: instance))
         }
+        do {
+            return try await answer(command, object, instance: instance)
+        } catch {
+            return problem(BridgeProblem(error, instance: instance))
+        }
+    }
+
+    /// Runs `command` with the fields of its payload, a JSON object.
+    private func answer(_ command: String, _ object: JSONField, instance: String) async throws(Problem) -> LocalAPI.Answer {
+        guard let address = try object["address"].string() else {
+            throw Problem.invalidParameter("address", "is required (AA:BB:CC:DD:EE:FF)")
+        }
+        let adapter = try object["adapter"].string()
         var query: [(String, String)] = []
-        if let adapter = text("adapter") { query.append(("adapter", adapter)) }
-        if let timeout = object["timeout_ms"] {
-            // JSON numbers arrive as NSNumber, booleans as NSNumber of C
-            // type "c": a string, a fraction or a boolean is refused, not dropped.
-            guard let number = timeout as? NSNumber, String(cString: number.objCType) != "c",
-                let milliseconds = Int(exactly: number.doubleValue), milliseconds > 0
-            else {
-                return problem(.invalidRequest("timeout_ms: must be a positive whole number of milliseconds", instance: instance))
+        if let adapter { query.append(("adapter", adapter)) }
+        if object["timeout_ms"].json != nil {
+            guard let milliseconds = try? object["timeout_ms"].int(in: 1...Int.max) else {
+                throw Problem.invalidParameter("timeout_ms", "must be a positive whole number of milliseconds")
             }
             query.append(("timeout_ms", String(milliseconds)))
         }
@@ -128,28 +133,26 @@ extension Bridge {
         case "connect", "disconnect":
             return await api.send("POST", "\(device)/\(command)" + Self.queryString(query))
         case "read", "write", "subscribe", "unsubscribe":
-            guard let characteristic = text("characteristic") else {
-                return problem(.invalidRequest("characteristic: is required (a UUID or handle:N)", instance: instance))
+            guard let characteristic = try object["characteristic"].string() else {
+                throw Problem.invalidParameter("characteristic", "is required (a UUID or handle:N)")
             }
-            let service = text("service")
+            let service = try object["service"].string()
             if command == "subscribe" || command == "unsubscribe" {
                 return await notifications(
                     command == "subscribe", address: address, characteristic: characteristic, service: service,
-                    adapter: text("adapter"), instance: instance)
+                    adapter: adapter, instance: instance)
             }
             if let service { query.append(("service", service)) }
             let path = "\(device)/characteristics/\(Self.escaped(characteristic))/value"
             if command == "read" {
-                if let encoding = text("encoding") { query.append(("encoding", encoding)) }
+                if let encoding = try object["encoding"].string() { query.append(("encoding", encoding)) }
                 return await api.send("GET", path + Self.queryString(query))
             }
-            var body: [String: Any] = [:]
-            for key in ["value", "encoding", "type"] { if let value = object[key] { body[key] = value } }
-            if let offset = object["offset"] { body["offset"] = offset }
-            let json = (try? JSONSerialization.data(withJSONObject: body)).map(Array.init) ?? []
-            return await api.send("PUT", path + Self.queryString(query), json: json)
+            // The write route reads these fields itself, with its own 400s.
+            let body = ["value", "encoding", "type", "offset"].compactMap { key in object[key].json.map { (key, $0) } }
+            return await api.send("PUT", path + Self.queryString(query), json: JSON.object(body).bytes)
         default:
-            return problem(.notFound("unknown command '\(command)'", instance: instance))
+            throw Problem(.notFound, status: .notFound, detail: "unknown command '\(command)'")
         }
     }
 

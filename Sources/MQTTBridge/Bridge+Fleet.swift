@@ -1,4 +1,5 @@
 import Foundation
+import GatewayAPI
 import MQTT
 
 // A fleet of gateways on one broker (docs/mqtt.md, "Fleet"): retained
@@ -66,14 +67,14 @@ extension Bridge {
             [weak self] message in
             guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
             else { return }
-            let rssi = (Self.object(message.payload)?["rssi"] as? NSNumber)?.intValue
+            let rssi = try? Self.object(message.payload)["rssi"].int(in: Int(Int16.min)...Int(Int16.max))
             self.fleet.withLock { $0.setPresence(gateway, device: device, rssi: rssi, now: .now) }
         }
         _ = try await client.subscribe("\(prefix)/+/devices/+/connection", qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in
             guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
             else { return }
-            let type = Self.object(message.payload)?["type"] as? String
+            let type = try? Self.object(message.payload)["type"].string()
             let isConnected = type == "device-connected" || type == "services-resolved"
             self.fleet.withLock { $0.setConnected(gateway, device: device, isConnected) }
         }
@@ -95,7 +96,7 @@ extension Bridge {
         // A payload over the limit is not read here: the winner answers 413.
         let device =
             message.payload.count > configuration.commandPayloadLimit
-            ? nil : (Self.object(message.payload)?["address"] as? String).map(Self.canonicalAddress)
+            ? nil : (try? Self.object(message.payload)["address"].string()).map(Self.canonicalAddress)
         let kept = fleetRequests.withLock { requests -> Bool in
             guard requests.count < Self.pendingFleetRequestLimit else { return false }
             requests[key] = FleetRequest(message: message, device: device, received: .now)
@@ -138,11 +139,10 @@ extension Bridge {
     }
 
     private func receiveClaim(_ message: Message) {
-        guard let object = Self.object(message.payload), let request = object["request"] as? String,
-            let gateway = object["gateway"] as? String
-        else { return }
+        let object = Self.object(message.payload)
+        guard let request = try? object["request"].string(), let gateway = try? object["gateway"].string() else { return }
         let now = ContinuousClock.now
-        if object["done"] as? Bool == true {
+        if (try? object["done"].bool()) == true {
             fleet.withLock { $0.finish(request, now: now) }
             fleetRequests.withLock { $0[request] = nil }
             return
@@ -199,13 +199,11 @@ extension Bridge {
         return levels.indices.contains(index) ? String(levels[index]) : nil
     }
 
-    static func object(_ payload: [UInt8]) -> [String: Any]? {
-        guard !payload.isEmpty else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+    /// Another gateway's message, read leniently: a payload that is not
+    /// JSON has no fields, and a field of the wrong kind is ignored.
+    static func object(_ payload: [UInt8]) -> JSONField {
+        JSONField(json: payload.isEmpty ? nil : try? JSON.parse(payload))
     }
 
-    static func quoted(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
-    }
+    static func quoted(_ text: String) -> String { JSON.string(text).text }
 }

@@ -71,22 +71,22 @@ extension Bridge {
     func announceGatewayToHomeAssistant() {
         guard let discoveryPrefix = configuration.homeAssistant else { return }
         let node = "blegateway_\(Self.slug(configuration.gatewayID))"
-        let config: [String: Any] = [
-            "name": "Status",
-            "unique_id": "\(node)_status",
-            "default_entity_id": "binary_sensor.\(node)_status",
-            "state_topic": topics.status,
-            "payload_on": "online",
-            "payload_off": "offline",
-            "device_class": "connectivity",
-            "entity_category": "diagnostic",
-            "device": [
-                "identifiers": [gatewayIdentifier],
-                "name": "blegateway \(configuration.gatewayID)",
-                "manufacturer": "blegateway",
-                "model": "BLE-to-HTTP gateway",
-                "sw_version": gateway.configuration.version,
-            ] as [String: Any],
+        let config: [String: JSON] = [
+            "name": .string("Status"),
+            "unique_id": .string("\(node)_status"),
+            "default_entity_id": .string("binary_sensor.\(node)_status"),
+            "state_topic": .string(topics.status),
+            "payload_on": .string("online"),
+            "payload_off": .string("offline"),
+            "device_class": .string("connectivity"),
+            "entity_category": .string("diagnostic"),
+            "device": Self.sortedObject([
+                "identifiers": .array([.string(gatewayIdentifier)]),
+                "name": .string("blegateway \(configuration.gatewayID)"),
+                "manufacturer": .string("blegateway"),
+                "model": .string("BLE-to-HTTP gateway"),
+                "sw_version": .string(gateway.configuration.version),
+            ]),
             "origin": origin,
         ]
         _ = try? client.publish(
@@ -109,20 +109,26 @@ extension Bridge {
         snapshot: @autoclosure () -> Device?
     ) {
         let stateTopic = sensorTopic(device, kind.rawValue)
-        var config: [String: Any] = [
-            "name": kind.name,
-            "state_topic": stateTopic,
-            "unit_of_measurement": kind.unit,
-            "state_class": "measurement",
-            "availability_mode": "all",
-            "availability": [
-                ["topic": topics.status, "payload_available": "online", "payload_not_available": "offline"],
-                ["topic": sensorTopic(device, source.linkKey), "payload_available": "ON", "payload_not_available": "OFF"],
-            ],
+        var config: [String: JSON] = [
+            "name": .string(kind.name),
+            "state_topic": .string(stateTopic),
+            "unit_of_measurement": .string(kind.unit),
+            "state_class": .string("measurement"),
+            "availability_mode": .string("all"),
+            "availability": .array([
+                Self.sortedObject([
+                    "topic": .string(topics.status), "payload_available": .string("online"),
+                    "payload_not_available": .string("offline"),
+                ]),
+                Self.sortedObject([
+                    "topic": .string(sensorTopic(device, source.linkKey)), "payload_available": .string("ON"),
+                    "payload_not_available": .string("OFF"),
+                ]),
+            ]),
         ]
-        if let deviceClass = kind.deviceClass { config["device_class"] = deviceClass }
-        if let icon = kind.icon { config["icon"] = icon }
-        if kind.isDiagnostic { config["entity_category"] = "diagnostic" }
+        if let deviceClass = kind.deviceClass { config["device_class"] = .string(deviceClass) }
+        if let icon = kind.icon { config["icon"] = .string(icon) }
+        if kind.isDiagnostic { config["entity_category"] = .string("diagnostic") }
         announce("sensor", device, kind.rawValue, config, snapshot: snapshot)
         let text = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
         guard homeAssistant.withLock({ $0.change(stateTopic, to: text) }) else { return }
@@ -137,13 +143,13 @@ extension Bridge {
         guard on || known else { return }
         if !known {
             homeAssistant.withLock { $0.addLink(stateTopic) }
-            let config: [String: Any] = [
-                "name": source.linkName,
-                "state_topic": stateTopic,
-                "device_class": source.linkDeviceClass,
-                "availability_topic": topics.status,
-                "payload_available": "online",
-                "payload_not_available": "offline",
+            let config: [String: JSON] = [
+                "name": .string(source.linkName),
+                "state_topic": .string(stateTopic),
+                "device_class": .string(source.linkDeviceClass),
+                "availability_topic": .string(topics.status),
+                "payload_available": .string("online"),
+                "payload_not_available": .string("offline"),
             ]
             announce("binary_sensor", device, source.linkKey, config, snapshot: snapshot)
         }
@@ -155,15 +161,15 @@ extension Bridge {
     /// Publishes an entity's discovery config the first time it is seen,
     /// with its ids and device block.
     private func announce(
-        _ component: String, _ device: String, _ key: String, _ entity: [String: Any], snapshot: () -> Device?
+        _ component: String, _ device: String, _ key: String, _ entity: [String: JSON], snapshot: () -> Device?
     ) {
         guard let discoveryPrefix = configuration.homeAssistant,
             homeAssistant.withLock({ $0.announce("\(device)|\(key)") })
         else { return }
         let node = "blegateway_\(Self.slug(configuration.gatewayID))_\(Self.slug(device))"
         var config = entity
-        config["unique_id"] = "\(node)_\(key)"
-        config["default_entity_id"] = "\(component).\(node)_\(Self.slug(key))"
+        config["unique_id"] = .string("\(node)_\(key)")
+        config["default_entity_id"] = .string("\(component).\(node)_\(Self.slug(key))")
         config["device"] = deviceBlock(device, snapshot())
         config["origin"] = origin
         _ = try? client.publish(
@@ -175,19 +181,19 @@ extension Bridge {
     /// its manufacturer data and a model from what it advertises, with the
     /// gateway as `via_device`. Names come from the radio: control
     /// characters are dropped and the length bounded.
-    private func deviceBlock(_ device: String, _ snapshot: Device?) -> [String: Any] {
-        var block: [String: Any] = [
-            "identifiers": ["blegateway_\(Self.slug(device))"],
-            "connections": [["bluetooth", device]],
-            "name": Self.radioText(snapshot?.name ?? snapshot?.alias) ?? "BLE \(device)",
-            "via_device": gatewayIdentifier,
+    private func deviceBlock(_ device: String, _ snapshot: Device?) -> JSON {
+        var block: [String: JSON] = [
+            "identifiers": .array([.string("blegateway_\(Self.slug(device))")]),
+            "connections": .array([.array([.string("bluetooth"), .string(device)])]),
+            "name": .string(Self.radioText(snapshot?.name ?? snapshot?.alias) ?? "BLE \(device)"),
+            "via_device": .string(gatewayIdentifier),
         ]
         let advertisement = snapshot?.advertisement
         if let company = advertisement?.manufacturerData.keys.sorted().lazy.compactMap(\.name).first {
-            block["manufacturer"] = company
+            block["manufacturer"] = .string(company)
         }
-        if let model = Self.model(advertisement) { block["model"] = model }
-        return block
+        if let model = Self.model(advertisement) { block["model"] = .string(model) }
+        return Self.sortedObject(block)
     }
 
     /// Services every device may have, which say nothing of what it is.
@@ -209,8 +215,8 @@ extension Bridge {
 
     private var gatewayIdentifier: String { "blegateway_gateway_\(Self.slug(configuration.gatewayID))" }
 
-    private var origin: [String: Any] {
-        ["name": "blegateway", "sw_version": gateway.configuration.version]
+    private var origin: JSON {
+        Self.sortedObject(["name": .string("blegateway"), "sw_version": .string(gateway.configuration.version)])
     }
 
     private func sensorTopic(_ device: String, _ key: String) -> String {
@@ -241,7 +247,11 @@ extension Bridge {
         return slug.isEmpty ? "x" : slug
     }
 
-    static func jsonBytes(_ object: [String: Any]) -> [UInt8] {
-        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+    /// A discovery config's bytes: its members sorted by key, so that a
+    /// config that did not change is retained as the same bytes.
+    static func jsonBytes(_ object: [String: JSON]) -> [UInt8] { sortedObject(object).bytes }
+
+    static func sortedObject(_ members: [String: JSON]) -> JSON {
+        .object(members.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 }

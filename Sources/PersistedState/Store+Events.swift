@@ -18,9 +18,9 @@ extension Store {
     /// `statistics.lost` counts it).
     @discardableResult
     public func append(
-        type: String, device: String? = nil, attribute: String? = nil, data: [UInt8], timestamp: Date = Date()
+        type: String, device: String? = nil, data: [UInt8], timestamp: Date = Date()
     ) -> UInt64 {
-        worker.append(type: type, device: device, attribute: attribute, data: .bytes(data), timestamp: timestamp)
+        worker.append(type: type, device: device, data: .bytes(data), timestamp: timestamp)
     }
 
     /// Appends an event whose JSON is made by `data` on the store's thread,
@@ -29,10 +29,10 @@ extension Store {
     /// a stream would send for the event.
     @discardableResult
     public func append(
-        type: String, device: String? = nil, attribute: String? = nil, timestamp: Date = Date(),
+        type: String, device: String? = nil, timestamp: Date = Date(),
         data: @escaping @Sendable () -> [UInt8]
     ) -> UInt64 {
-        worker.append(type: type, device: device, attribute: attribute, data: .deferred(data), timestamp: timestamp)
+        worker.append(type: type, device: device, data: .deferred(data), timestamp: timestamp)
     }
 
     /// Hands out the next id without storing an event (for an event sent to
@@ -66,12 +66,11 @@ extension Store {
         let limit = max(0, limit)
         return try await worker.perform(transaction: false) { (database) throws(SQLiteError) in
             try database.prepare(
-                "SELECT id, type, device, attribute, data, timestamp_us FROM events WHERE id > ? ORDER BY id LIMIT ?"
+                "SELECT id, type, device, data, timestamp_us FROM events WHERE id > ? ORDER BY id LIMIT ?"
             ).bind(.integer(Int64(clamping: id)), .integer(Int64(limit))).rows { row in
                 StoredEvent(
-                    id: UInt64(row.integer(0)), type: row.text(1), device: row.optionalText(2),
-                    attribute: row.optionalText(3), data: row.blob(4),
-                    timestamp: Date(storedMicroseconds: row.integer(5)))
+                    id: UInt64(row.integer(0)), type: row.text(1), device: row.optionalText(2), data: row.blob(3),
+                    timestamp: Date(storedMicroseconds: row.integer(4)))
             }
         }
     }

@@ -12,17 +12,14 @@ public struct StoredEvent: Sendable, Hashable {
     public let type: String
     /// The device the event is about, if any.
     public let device: String?
-    /// The attribute the event is about, if any.
-    public let attribute: String?
     /// The event's JSON, as the caller gave it.
     public let data: [UInt8]
     public let timestamp: Date
 
-    public init(id: UInt64, type: String, device: String?, attribute: String?, data: [UInt8], timestamp: Date) {
+    public init(id: UInt64, type: String, device: String?, data: [UInt8], timestamp: Date) {
         self.id = id
         self.type = type
         self.device = device
-        self.attribute = attribute
         self.data = data
         self.timestamp = timestamp
     }

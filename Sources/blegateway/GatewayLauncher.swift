@@ -297,7 +297,7 @@ enum GatewayLauncher {
         }
         let scheme = settings.tlsCertificate == nil ? "http" : "https"
         let port = server.port ?? settings.listen.port
-        logger.notice("blegateway \(BLEGateway.version) listening on \(scheme)://\(ListenAddress(host: settings.listen.host, port: port))")
+        logger.notice("blegateway \(BLEGateway.version) listening on \(scheme)://\(SocketAddress(host: settings.listen.host, port: port))")
         if settings.apiKey == nil, !["127.0.0.1", "::1", "localhost"].contains(settings.listen.host) {
             logger.warning("listening beyond this machine without --api-key: anyone who can reach it can use your Bluetooth devices")
         }

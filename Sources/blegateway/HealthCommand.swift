@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Glibc
+import HTTPServer
 
 /// `blegateway health`: asks a running gateway's `/health` and exits 0 when
 /// it answers 200 (`ok`, or `degraded`: the adapter is off, which a client
@@ -73,7 +74,7 @@ struct HealthTarget {
             path += "/health"
         }
         self.path = path
-        guard let address = ListenAddress(String(authority)), address.port > 0 else { return nil }
+        guard let address = SocketAddress(parsing: String(authority)), address.port > 0 else { return nil }
         host = address.host == "localhost" ? "127.0.0.1" : address.host
         port = UInt16(address.port)
     }

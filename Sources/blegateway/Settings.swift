@@ -3,12 +3,13 @@ import BlueZ
 import DBus
 import Foundation
 import GatewayAPI
+import HTTPServer
 import Logging
 
 /// The serve command's options with the environment's fallbacks applied
 /// and checked.
 struct Settings {
-    var listen: ListenAddress
+    var listen: SocketAddress
     var adapter: String?
     var apiKey: String?
     var corsOrigins: Set<String>
@@ -49,7 +50,7 @@ struct Settings {
 
     init(_ command: ServeCommand, environment: [String: String]) throws {
         let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
-        guard let listen = ListenAddress(listenText) else {
+        guard let listen = SocketAddress(parsing: listenText) else {
             throw ValidationError("--listen must be HOST:PORT, [IPV6]:PORT or PORT, not '\(listenText)'")
         }
         self.listen = listen

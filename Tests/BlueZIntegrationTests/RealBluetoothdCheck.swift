@@ -4,7 +4,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// A check of `Central` against the real bluetoothd in ../shared/bluez-vm,
+/// A check of `Central` against the real bluetoothd in the bluez-vm rig,
 /// not part of the normal run: it is enabled only when BLUEZ_REAL_BUS names
 /// the guest's system bus (`run-e2e.sh --bus-port`; see
 /// scripts/check-real-bluetoothd.sh). Prints what it saw.

@@ -52,13 +52,13 @@ import Testing
         #expect(Set([low, high, low]).count == 2)
     }
 
-    @Test func codableAsCanonicalString() throws {
+    /// The text the API writes (`description`) and reads (`init(parsing:)`).
+    @Test func writtenAsCanonicalString() throws {
         let address = try BluetoothAddress(parsing: "aa-bb-cc-dd-ee-ff")
-        let json = try JSONEncoder().encode([address])
-        #expect(String(decoding: json, as: UTF8.self) == #"["AA:BB:CC:DD:EE:FF"]"#)
-        #expect(try JSONDecoder().decode([BluetoothAddress].self, from: Data(#"["aabbccddeeff"]"#.utf8)) == [address])
-        #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode([BluetoothAddress].self, from: Data(#"["aabbccddee"]"#.utf8))
+        #expect(address.description == "AA:BB:CC:DD:EE:FF")
+        #expect(try BluetoothAddress(parsing: "aabbccddeeff") == address)
+        #expect(throws: ParseError.self) {
+            try BluetoothAddress(parsing: "aabbccddee")
         }
     }
 

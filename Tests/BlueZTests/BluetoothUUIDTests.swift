@@ -66,13 +66,13 @@ import Testing
         #expect(try BluetoothUUID(parsing: uuid.shortString) == uuid)
     }
 
-    @Test func codableAsCanonicalString() throws {
+    /// The text the API writes (`uuidString`) and reads (`init(parsing:)`).
+    @Test func writtenAsCanonicalString() throws {
         let uuid = BluetoothUUID(uuid16: 0x2A37)
-        let json = try JSONEncoder().encode([uuid])
-        #expect(String(decoding: json, as: UTF8.self) == #"[""# + Self.heartRateMeasurement + #""]"#)
-        #expect(try JSONDecoder().decode([BluetoothUUID].self, from: Data(#"["0x2A37"]"#.utf8)) == [uuid])
-        #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode([BluetoothUUID].self, from: Data(#"["2a3"]"#.utf8))
+        #expect(uuid.uuidString == Self.heartRateMeasurement)
+        #expect(try BluetoothUUID(parsing: "0x2A37") == uuid)
+        #expect(throws: ParseError.self) {
+            try BluetoothUUID(parsing: "2a3")
         }
     }
 }

@@ -3,8 +3,8 @@ import Testing
 
 @testable import BlueZ
 
-/// The reducer fed a real bluetoothd 5.66 session, recorded in the VM of
-/// ../shared/bluez-vm by scripts/record-bluez-signals.sh: discover, connect,
+/// The reducer fed a real bluetoothd 5.66 session, recorded in the bluez-vm
+/// rig (README, "End-to-end tests") by scripts/record-bluez-signals.sh: discover, connect,
 /// resolve services, read, notify, write (one ATT error), disconnect, remove.
 @Suite struct RecordedSequenceTests {
 

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import GatewayAPI
@@ -82,9 +83,9 @@ import Testing
         let log = EventLog(capacity: 1000)
         for index in 1...5000 { log.publish(type: "characteristic-value", json: Self.event(index)) }
         try await withEventServer(log) { port in
-            let events = try await blocking { () throws -> [EventSocket.Event] in
+            let events = try await blocking { () throws -> [ReceivedEvent] in
                 let stream = try EventSocket(port: port, target: "/v1/events?last_event_id=10")
-                var events: [EventSocket.Event] = []
+                var events: [ReceivedEvent] = []
                 while events.count < 1002, let event = try stream.nextEvent() {
                     events.append(event)
                     if events.count == 1001 { log.publish(type: "characteristic-value", json: Self.event(0)) }

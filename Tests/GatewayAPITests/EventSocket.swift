@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// A blocking `text/event-stream` client over a plain socket to
 /// 127.0.0.1: sends one GET, then hands out the events one at a time as it
@@ -9,18 +10,6 @@ import Glibc
 final class EventSocket: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
-    }
-
-    struct Event {
-        var id: String?
-        var type: String?
-        var data: String = ""
-        var comments: [String] = []
-
-        var isComment: Bool { id == nil && type == nil && data.isEmpty }
-        var json: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
-        }
     }
 
     private let socket: Int32
@@ -63,7 +52,7 @@ final class EventSocket: @unchecked Sendable {
     deinit { Glibc.close(socket) }
 
     /// The next event or comment block; nil once the stream has ended.
-    func next() throws -> Event? {
+    func next() throws -> ReceivedEvent? {
         while true {
             if let event = takeEvent() { return event }
             if ended { return nil }
@@ -72,7 +61,7 @@ final class EventSocket: @unchecked Sendable {
     }
 
     /// The next event that is not a comment; nil once the stream has ended.
-    func nextEvent() throws -> Event? {
+    func nextEvent() throws -> ReceivedEvent? {
         while let event = try next() {
             if !event.isComment { return event }
         }
@@ -144,7 +133,7 @@ final class EventSocket: @unchecked Sendable {
         return true
     }
 
-    private func takeEvent() -> Event? {
+    private func takeEvent() -> ReceivedEvent? {
         guard let end = find([10, 10], in: body, from: bodyStart) else { return nil }
         let block = String(decoding: body[bodyStart..<end], as: UTF8.self)
         bodyStart = end + 2
@@ -152,19 +141,7 @@ final class EventSocket: @unchecked Sendable {
             body.removeFirst(bodyStart)
             bodyStart = 0
         }
-        var event = Event()
-        for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix(":") {
-                event.comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces))
-            } else if line.hasPrefix("id: ") {
-                event.id = String(line.dropFirst(4))
-            } else if line.hasPrefix("event: ") {
-                event.type = String(line.dropFirst(7))
-            } else if line.hasPrefix("data: ") {
-                event.data += String(line.dropFirst(6))
-            }
-        }
-        return event
+        return ReceivedEvent(block: block)
     }
 
     private func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {

@@ -1,5 +1,6 @@
 import Foundation
 import PersistedState
+import TestSupport
 import Testing
 
 @testable import GatewayAPI
@@ -18,10 +19,10 @@ import Testing
     }
 
     /// Reads `count` events with ids from `target` (skipping comments).
-    func read(_ count: Int, port: Int, target: String) async throws -> [EventSocket.Event] {
-        try await replay.blocking { () throws -> [EventSocket.Event] in
+    func read(_ count: Int, port: Int, target: String) async throws -> [ReceivedEvent] {
+        try await replay.blocking { () throws -> [ReceivedEvent] in
             let stream = try EventSocket(port: port, target: target)
-            var events: [EventSocket.Event] = []
+            var events: [ReceivedEvent] = []
             while events.count < count, let event = try stream.next() {
                 if !event.isComment { events.append(event) }
             }

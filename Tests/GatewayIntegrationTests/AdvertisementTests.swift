@@ -21,11 +21,11 @@ import Testing
         Scenario.defaultYAML.replacing("timing: 1 ", with: "timing: 0.05 ")
     }
 
-    static func device(_ event: EventStreamClient.Event) -> [String: Any] {
+    static func device(_ event: ReceivedEvent) -> [String: Any] {
         event.json["device"] as? [String: Any] ?? [:]
     }
 
-    static func address(_ event: EventStreamClient.Event) -> String? {
+    static func address(_ event: ReceivedEvent) -> String? {
         device(event)["address"] as? String
     }
 

@@ -23,7 +23,8 @@ import Testing
         }
     }
 
-    /// The heads of issue 36: each is answered, or refused with a problem;
+    /// Heads at and past the server's limits (many query items, long
+    /// targets, many headers): each is answered, or refused with a problem;
     /// never a closed connection or libmicrohttpd's HTML page.
     @Test func headsAtAndPastTheLimits() async throws {
         let gateway = try await GatewayUnderTest.start()

@@ -16,12 +16,12 @@ import Testing
     static let device = "/v1/devices/\(TestScenario.strap)"
     static let heartRate = "00002a37-0000-1000-8000-00805f9b34fb"
 
-    static func isHeartRateValue(_ event: EventStreamClient.Event) -> Bool {
+    static func isHeartRateValue(_ event: ReceivedEvent) -> Bool {
         event.type == "characteristic-value" && event.json["characteristic"] as? String == heartRate
     }
 
     /// Heart Rate values after the `round`th kept-connected event.
-    static func values(after round: Int, in events: [EventStreamClient.Event]) -> Int {
+    static func values(after round: Int, in events: [ReceivedEvent]) -> Int {
         var connected = 0
         var values = 0
         for event in events {

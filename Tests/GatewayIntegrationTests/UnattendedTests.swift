@@ -150,7 +150,7 @@ import Testing
         #expect(created.status == 201, "\(created)")
         let id = try #require(created.object["id"] as? Int)
         #expect(try await gateway.get("/v1/subscriptions").array.count == 1)
-        func values(_ after: [EventStreamClient.Event]) -> Int {
+        func values(_ after: [ReceivedEvent]) -> Int {
             after.filter { $0.type == "characteristic-value" && ($0.json["characteristic"] as? String)?.hasPrefix("00002a37") == true }.count
         }
         #expect(values(await events.waitFor(timeout: .seconds(60)) { values($0) >= 3 }) >= 3, "\(events.events.suffix(5))")

@@ -28,11 +28,13 @@ extension HTTPServerTests {
                 }
             }
             let started = ContinuousClock.now
-            await server.stop(gracePeriod: .seconds(5))
+            // A grace period far longer than the bound: a stop that waited
+            // for it cannot pass, however slowly a loaded machine runs.
+            await server.stop(gracePeriod: .seconds(60))
             let took = ContinuousClock.now - started
             let seen = try await readers.value
             #expect(seen == Array(repeating: ["1"], count: 5), "each stream delivers its data, then ends")
-            #expect(took < .seconds(4), "stop waited for streams that should have ended at once (\(took))")
+            #expect(took < .seconds(30), "stop waited for streams that should have ended at once (\(took))")
             #expect(!server.isRunning && server.port == nil)
             #expect(await eventually { hub.endCount == 5 })
             #expect(hub.allEnds.allSatisfy { $0 == .serverStopped })
@@ -45,7 +47,7 @@ extension HTTPServerTests {
             var router = Router()
             router.get("/hang") { _ in
                 entered.increment()
-                do { try await Task.sleep(for: .seconds(30)) } catch { cancelled.increment() }
+                do { try await Task.sleep(for: .seconds(120)) } catch { cancelled.increment() }
                 return .text("too late\n")
             }
             let server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), responder: router, logger: testLogger())
@@ -56,7 +58,8 @@ extension HTTPServerTests {
             #expect(await eventually { entered.count == 1 })
             let started = ContinuousClock.now
             await server.stop(gracePeriod: .milliseconds(300))
-            #expect(ContinuousClock.now - started < .seconds(3))
+            // Far below the handler's two minutes, whatever the machine's load.
+            #expect(ContinuousClock.now - started < .seconds(60))
             let reply = try await blocking { String(decoding: client.readToEnd(), as: UTF8.self) }
             #expect(!reply.contains("200"), "a handler cut short must not answer 200: \(reply)")
             // The connection went away, so the handler's task was cancelled.

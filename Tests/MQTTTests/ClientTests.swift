@@ -41,6 +41,30 @@ import Testing
         #expect(throws: MQTTError.self) { try publisher.publish("room/1/temp", payload: [], qos: qos) }
     }
 
+    /// A gateway with a thousand streams open gives its MQTT connection a
+    /// descriptor numbered past 1023, which select-based waiting refuses.
+    @Test func aClientWorksWhenItsDescriptorsAreNumberedPast1023() async throws {
+        let broker = try await Broker.start()
+        var held: [Int32] = []
+        defer { for descriptor in held { close(descriptor) } }
+        while held.count < 1_100 {
+            let descriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { break }
+            held.append(descriptor)
+        }
+        try #require((held.last ?? 0) >= 1_024, "could not open descriptors past 1023")
+        let client = try broker.client("many-descriptors")
+        #expect(await client.waitUntilConnected(timeout: .seconds(30)))
+        let inbox = Inbox()
+        _ = try await client.subscribe("many/#", handler: inbox.handler)
+        for index in 0..<20 {
+            #expect(try client.publish("many/\(index)", payload: bytes("\(index)"), qos: .atLeastOnce) == .sent)
+        }
+        #expect(await inbox.wait(for: 20).map(\.payloadText) == (0..<20).map(String.init))
+        #expect(await client.waitUntilDelivered(timeout: .seconds(30)))
+        await client.stop()
+    }
+
     @Test func retainedMessagesReachLaterSubscribers() async throws {
         let broker = try await Broker.start()
         let publisher = try broker.client("retain-pub")

@@ -35,7 +35,7 @@ import TestSupport
             let said = Self.lastCommitted(probe.standardOutput) ?? 0
             #expect(said >= newest)
 
-            let store = try Store.open(directory: temporary.path, options: testOptions())
+            let store = try Store.open(directory: temporary.path, options: testOptions { $0.maximumEventCount = 100_000_000 })
             let events = try await allEvents(store)
             let newestStored = events.last?.id ?? 0
             #expect(newestStored >= said, "round \(round): acknowledged \(said), stored up to \(newestStored)")

@@ -81,16 +81,16 @@ import TestSupport
         let moment = Date(timeIntervalSince1970: 1_750_000_000.5)
         let appended = [
             store.append(type: "adapter-state", data: Array(#"{"state":"on"}"#.utf8), timestamp: moment),
-            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: Array(#"{"value":"0e77"}"#.utf8), timestamp: moment),
+            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", data: Array(#"{"value":"0e77"}"#.utf8), timestamp: moment),
             store.append(type: "empty", data: [], timestamp: moment),
         ]
         #expect(appended == [1, 2, 3])
         try await store.waitUntilCommitted(3)
         let events = try await store.events(after: 0)
         #expect(events == [
-            StoredEvent(id: 1, type: "adapter-state", device: nil, attribute: nil, data: Array(#"{"state":"on"}"#.utf8), timestamp: moment),
-            StoredEvent(id: 2, type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: Array(#"{"value":"0e77"}"#.utf8), timestamp: moment),
-            StoredEvent(id: 3, type: "empty", device: nil, attribute: nil, data: [], timestamp: moment),
+            StoredEvent(id: 1, type: "adapter-state", device: nil, data: Array(#"{"state":"on"}"#.utf8), timestamp: moment),
+            StoredEvent(id: 2, type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", data: Array(#"{"value":"0e77"}"#.utf8), timestamp: moment),
+            StoredEvent(id: 3, type: "empty", device: nil, data: [], timestamp: moment),
         ])
         #expect(store.eventLogSummary == EventLogSummary(count: 3, oldestID: 1, newestID: 3))
         await store.close()

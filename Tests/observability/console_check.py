@@ -201,7 +201,9 @@ class Check:
         self.until("the strap connected", lambda: "· connected" in self.text("#device-facts"))
         heart_rate = '#gatt li.characteristic[data-uuid="2a37"]'
         self.until("the Heart Rate service", lambda: self.all(heart_rate))
-        self.seen["services"] = [e.text for e in self.all("#gatt summary")]
+        # Read in one script: the tree is rebuilt when the device changes.
+        self.seen["services"] = self.driver.execute_script(
+            "return [...document.querySelectorAll('#gatt summary')].map((e) => e.innerText)")
 
         self.step = "plotting heart-rate notifications"
         self.click(f"{heart_rate} .row button")
@@ -254,7 +256,9 @@ class Check:
         self.click("#device-connect")
         relay = '#gatt li.characteristic[data-uuid="ff01"]'
         self.until("the relay named by its user description", lambda: self.text(f"{relay} .name") == "Relay")
-        descriptors = [e.get_attribute("data-uuid") or "" for e in self.all(f"{relay} ul.descriptors li")]
+        descriptors = self.driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map((e) => e.dataset.uuid || '')",
+            f"{relay} ul.descriptors li")
         self.expect(sorted(descriptors) == ["2901", "2902"], f"the relay's descriptors: {descriptors}")
         self.click('#gatt li.characteristic[data-uuid="ff03"] .row button')
         self.click("#value-read")
@@ -354,7 +358,10 @@ class Check:
         self.step = "the event log's filters and replay"
         self.until("values in the log", lambda: self.all('#events li[data-type="characteristic-value"]'))
         Select(self.find("#log-type")).select_by_value("device-connected")
-        types = {e.get_attribute("data-type") for e in self.all("#events li")}
+        # Read in one script: the log prepends and trims its items live, so an
+        # element found a moment ago may already be gone.
+        types = set(self.driver.execute_script(
+            "return [...document.querySelectorAll('#events li')].map((e) => e.dataset.type)"))
         self.expect(types == {"device-connected"}, f"type filter: {types}")
         self.type("#log-device", PLUG)
         self.until("one device's events", lambda: len(self.all("#events li")) == 1)
@@ -363,12 +370,19 @@ class Check:
         self.find("#log-device").send_keys(" ")
         # Replay from a hundred events back: the log keeps the newest 500,
         # and a slow run stores more than that since the gateway started,
-        # so the very first event may rightly be out of the window.
-        shown = [int(i) for e in self.all("#events li[data-id]") if (i := e.get_attribute("data-id"))]
-        start = max(0, max(shown, default=0) - 100)
+        # so the very first event may rightly be out of the window. The
+        # event awaited is one the log showed: ids have gaps (a scan
+        # stream's results take ids of their own, never in the log), so
+        # the id after an arbitrary one may never come. The ids are read in
+        # one script, as the types above.
+        ids = self.driver.execute_script(
+            "return [...document.querySelectorAll('#events li[data-id]')].map((e) => Number(e.dataset.id) || 0)")
+        shown = sorted(i for i in ids if i)
+        first = shown[-100] if len(shown) >= 100 else shown[0] if shown else 1
+        start = first - 1
         self.type("#log-from", str(start))
         self.find("#log-filters button[type=submit]").click()
-        self.until(f"the replay from event {start + 1}", lambda: self.all(f'#events li[data-id="{start + 1}"]'))
+        self.until(f"the replay from event {first}", lambda: self.all(f'#events li[data-id="{first}"]'))
         self.seen["log_after_replay"] = len(self.all("#events li"))
         self.shot("unattended")
 

@@ -23,7 +23,7 @@ struct Options {
 
     /// The phases, in the order they run; `--only` accepts these names (a
     /// phase added in a file of its own adds its name here).
-    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst"]
+    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak"]
     static let aliases = ["rest": "read"]
 
     /// Whether `phase` runs for `subject` (nil: for any subject).
@@ -283,6 +283,7 @@ final class Bench {
         self.daemon = nil
         if options.wants("scan", .gateway) { try timed("scan") { try scan() } }
         if options.wants("burst", .gateway) { try timed("burst") { try burst() } }
+        if options.wants("bleak", .gateway) { try timed("bleak") { try bleak() } }
         results["idle_after"] = Machine.idleSample(seconds: 2)
     }
 

@@ -50,11 +50,11 @@ func flatOut(_ options: StoreOptions, deferred: Bool = false, count: Int = 500_0
     if deferred {
         // The JSON made on the store's thread, as the gateway would hand it.
         for _ in 0..<count {
-            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37") { sample }
+            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01") { sample }
         }
     } else {
         for _ in 0..<count {
-            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: sample)
+            store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", data: sample)
         }
     }
     let producerTime = clock.now - start
@@ -89,7 +89,7 @@ func steady(_ options: StoreOptions, rate: Int) async throws -> String {
         if owed > 0 {
             for index in 0..<owed {
                 let appendedAt = clock.now
-                let id = store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: sample)
+                let id = store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", data: sample)
                 // One event in 500 is followed to its commit.
                 if (appended + index) % 500 == 0 {
                     Task.detached {
@@ -171,7 +171,7 @@ func restore(verify: Bool) async throws -> String {
         try await store.keep(KeptConnection(adapter: "hci0", address: address))
         _ = try await store.addSubscription(adapter: "hci0", address: address, characteristic: .uuid("2a37"), mode: .notify)
     }
-    for _ in 0..<100_000 { store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", attribute: "180d/2a37", data: sample) }
+    for _ in 0..<100_000 { store.append(type: "characteristic-value", device: "AA:BB:CC:DD:EE:01", data: sample) }
     try await store.flush()
     await store.close()
     options.verifyOnOpen = verify

@@ -150,11 +150,10 @@ extension Central {
     /// Offers an advertisement to the discovery sessions of its adapter.
     ///
     /// Each session is changed in place, through the dictionary's modify
-    /// accessor, with no other copy of it alive: iterating `(id, session)`
-    /// and assigning into `state.sessions[id]` kept a second reference to
-    /// the session's `reported` table, so every advertisement copied the
-    /// whole table (O(devices) per report: half the gateway's CPU with
-    /// 1,000 advertisers, measured with Benchmarks/ and perf).
+    /// accessor, with no other copy of it alive: a second reference to the
+    /// session (as iterating `(id, session)` and assigning back into
+    /// `state.sessions[id]` keeps) makes every advertisement copy the
+    /// session's whole `reported` table, O(devices) per report.
     func report(_ device: Device, in state: inout CentralState) {
         guard let adapterPath = device.path.parent else { return }
         for id in Array(state.sessions.keys) where state.sessions[id]?.adapterPath == adapterPath {

@@ -1,6 +1,6 @@
 /// How a characteristic write is sent (the `type` option of BlueZ's
 /// `WriteValue`).
-public enum WriteType: String, Sendable, Hashable, Codable, CaseIterable {
+public enum WriteType: String, Sendable, Hashable, CaseIterable {
     /// Write Request: the peripheral acknowledges (or answers an ATT error).
     case request
     /// Write Command: no acknowledgement; the value must fit one packet

@@ -3,7 +3,7 @@
 ///
 /// The raw values are BlueZ's strings. BR/EDR devices always report
 /// `public`.
-public enum AddressType: String, Sendable, Hashable, Codable, CaseIterable {
+public enum AddressType: String, Sendable, Hashable, CaseIterable {
     case `public` = "public"
     case random = "random"
 }

@@ -1,7 +1,7 @@
 extension BluetoothAddress {
     /// The sub-type of a random LE address, from its two most significant
     /// bits (Core Specification, Vol 6, Part B, 1.3.2).
-    public enum RandomSubtype: String, Sendable, Hashable, Codable, CaseIterable {
+    public enum RandomSubtype: String, Sendable, Hashable, CaseIterable {
         /// `00`: changes often and cannot be resolved to an identity.
         case nonResolvablePrivate = "non-resolvable-private"
         /// `01`: changes often; a bonded peer resolves it with the IRK.

@@ -1,6 +1,6 @@
 extension BluetoothUUID {
     /// What a UUID names in the Bluetooth SIG assigned numbers.
-    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
         case service
         case characteristic
         case descriptor

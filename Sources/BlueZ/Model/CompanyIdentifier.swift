@@ -2,7 +2,7 @@
 /// data (BlueZ's `Device1.ManufacturerData`, `a{qv}`), `0x004C` for Apple.
 ///
 /// Encoded as its number, like BlueZ's `q` key.
-public struct CompanyIdentifier: RawRepresentable, Hashable, Comparable, Sendable, Codable {
+public struct CompanyIdentifier: RawRepresentable, Hashable, Comparable, Sendable {
     public let rawValue: UInt16
 
     public init(rawValue: UInt16) { self.rawValue = rawValue }

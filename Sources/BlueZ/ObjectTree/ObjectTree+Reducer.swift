@@ -132,7 +132,7 @@ extension ObjectTree {
         var device = before
         Device1.apply(changed, invalidated: invalidated, to: &device)
         // bluetoothd 5.66 often omits PropertiesChanged(Connected=true)
-        // (../shared/bluez-vm/README.md), but resolved services imply a
+        // (docs/simulator.md, "Fidelity"), but resolved services imply a
         // connection; and services are never resolved without one.
         if changed["ServicesResolved"]?.bool == true { device.connected = true }
         if !device.connected { device.servicesResolved = false }

@@ -13,7 +13,7 @@ enum TreeSignal: Sendable, Hashable {
     case deviceDisconnected(ObjectPath, reason: String, message: String)
     /// `Device1.Connect()` returned successfully: the device is connected
     /// even if bluetoothd never emits `PropertiesChanged(Connected=true)`,
-    /// which bluetoothd 5.66 often omits (see ../shared/bluez-vm/README.md).
+    /// which bluetoothd 5.66 often omits (docs/simulator.md, "Fidelity").
     case connectReturned(ObjectPath)
 
     /// Decodes a signal message from bluetoothd; nil for signals the mirror

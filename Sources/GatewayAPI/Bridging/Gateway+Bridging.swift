@@ -103,6 +103,14 @@ public struct BridgeProblem: Error, Sendable, Hashable {
 }
 
 extension BridgeProblem {
+    /// `problem` (a bridge's reading of its input with `JSONField`),
+    /// answered for `instance`.
+    public init(_ problem: Problem, instance: String) {
+        var problem = problem
+        problem.instance = instance
+        self.init(status: problem.status.code, json: problem.json)
+    }
+
     /// A 400 `invalid-request` problem for a bridge's own input checks (a
     /// command payload that is not the JSON expected).
     public static func invalidRequest(_ detail: String, instance: String) -> BridgeProblem {

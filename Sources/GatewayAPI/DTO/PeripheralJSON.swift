@@ -6,128 +6,37 @@ import Foundation
 enum PeripheralJSON {
     // MARK: Reading definitions
 
-    /// A field of a nested object, with its path for error messages.
-    struct Field {
-        let json: JSON?
-        let path: String
-
-        func string() throws(Problem) -> String? {
-            switch json {
-            case nil: return nil
-            case .string(let value)?: return value
-            default: throw Problem.invalidParameter(path, "must be a string")
-            }
-        }
-
-        func required() throws(Problem) -> String {
-            guard let value = try string() else { throw Problem.invalidParameter(path, "is required") }
-            return value
-        }
-
-        func bool() throws(Problem) -> Bool? {
-            switch json {
-            case nil: return nil
-            case .bool(let value)?: return value
-            default: throw Problem.invalidParameter(path, "must be true or false")
-            }
-        }
-
-        func int(in range: ClosedRange<Int>) throws(Problem) -> Int? {
-            switch json {
-            case nil: return nil
-            case .int(let value)? where range.contains(value): return value
-            default: throw Problem.invalidParameter(path, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
-            }
-        }
-
-        func array() throws(Problem) -> [Field] {
-            switch json {
-            case nil: return []
-            case .array(let elements)?: return elements.enumerated().map { Field(json: $1, path: "\(path)[\($0)]") }
-            default: throw Problem.invalidParameter(path, "must be an array")
-            }
-        }
-
-        func object(allowed: Set<String>) throws(Problem) -> [(String, JSON)] {
-            switch json {
-            case nil: return []
-            case .object(let members)?:
-                if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-                    throw Problem.invalidParameter(
-                        "\(path).\(unknown.0)", "is not a field here (fields: \(allowed.sorted().joined(separator: ", ")))")
-                }
-                return members
-            default: throw Problem.invalidParameter(path, "must be an object")
-            }
-        }
-
-        func members() throws(Problem) -> [(String, JSON)] {
-            switch json {
-            case nil: return []
-            case .object(let members)?: return members
-            default: throw Problem.invalidParameter(path, "must be an object")
-            }
-        }
-
-        subscript(_ key: String, in members: [(String, JSON)]) -> Field {
-            Field(json: members.first { $0.0 == key }?.1, path: "\(path).\(key)")
-        }
-
-        func uuid() throws(Problem) -> BluetoothUUID {
-            let text = try required()
-            do {
-                return try BluetoothUUID(parsing: text)
-            } catch {
-                throw Problem.invalidParameter(path, error.message)
-            }
-        }
-
-        func strings() throws(Problem) -> [String] {
-            var strings: [String] = []
-            for element in try array() { strings.append(try element.required()) }
-            return strings
-        }
-
-        /// Bytes given as text in `encoding`.
-        func bytes(_ encoding: ByteEncoding) throws(Problem) -> [UInt8] {
-            guard let text = try string() else { return [] }
-            return try encoding.decode(text, field: path)
-        }
-    }
-
     static func application(_ body: JSONBody) throws(Problem) -> GATTApplication {
-        let root = Field(json: body["services"], path: "services")
         var services: [GATTApplication.Service] = []
-        for service in try root.array() {
-            let members = try service.object(allowed: ["uuid", "primary", "characteristics"])
+        for service in try body["services"].array() {
+            try service.object(allowed: ["uuid", "primary", "characteristics"])
             var characteristics: [GATTApplication.Characteristic] = []
-            for characteristic in try service["characteristics", in: members].array() {
-                let fields = try characteristic.object(
-                    allowed: ["uuid", "flags", "value", "encoding", "descriptors", "delegate"])
-                let encoding = try ByteEncoding(parameter: try characteristic["encoding", in: fields].string())
+            for characteristic in try service["characteristics"].array() {
+                try characteristic.object(allowed: ["uuid", "flags", "value", "encoding", "descriptors", "delegate"])
+                let encoding = try ByteEncoding(parameter: try characteristic["encoding"].string())
                 var descriptors: [GATTApplication.Descriptor] = []
-                for descriptor in try characteristic["descriptors", in: fields].array() {
-                    let d = try descriptor.object(allowed: ["uuid", "flags", "value", "encoding"])
-                    let dEncoding = try ByteEncoding(parameter: try descriptor["encoding", in: d].string())
+                for descriptor in try characteristic["descriptors"].array() {
+                    try descriptor.object(allowed: ["uuid", "flags", "value", "encoding"])
+                    let descriptorEncoding = try ByteEncoding(parameter: try descriptor["encoding"].string())
                     descriptors.append(
                         GATTApplication.Descriptor(
-                            uuid: try descriptor["uuid", in: d].uuid(),
-                            flags: try descriptor["flags", in: d].strings().nonEmpty(or: ["read"]),
-                            value: try descriptor["value", in: d].bytes(dEncoding)))
+                            uuid: try descriptor["uuid"].uuid(),
+                            flags: (try descriptor["flags"].strings() ?? []).nonEmpty(or: ["read"]),
+                            value: try descriptor["value"].bytes(descriptorEncoding)))
                 }
                 characteristics.append(
                     GATTApplication.Characteristic(
-                        uuid: try characteristic["uuid", in: fields].uuid(),
-                        flags: try characteristic["flags", in: fields].strings(),
-                        value: try characteristic["value", in: fields].bytes(encoding), descriptors: descriptors,
-                        delegated: try characteristic["delegate", in: fields].bool() ?? false))
+                        uuid: try characteristic["uuid"].uuid(),
+                        flags: try characteristic["flags"].strings() ?? [],
+                        value: try characteristic["value"].bytes(encoding), descriptors: descriptors,
+                        delegated: try characteristic["delegate"].bool() ?? false))
             }
             services.append(
                 GATTApplication.Service(
-                    uuid: try service["uuid", in: members].uuid(),
-                    primary: try service["primary", in: members].bool() ?? true, characteristics: characteristics))
+                    uuid: try service["uuid"].uuid(),
+                    primary: try service["primary"].bool() ?? true, characteristics: characteristics))
         }
-        return GATTApplication(services: services, label: try body.string("label", maxLength: 128))
+        return GATTApplication(services: services, label: try body["label"].string(maxLength: 128))
     }
 
     static let advertisementFields: Set<String> = [
@@ -137,47 +46,46 @@ enum PeripheralJSON {
     ]
 
     static func advertisement(_ body: JSONBody) throws(Problem) -> Advertisement {
-        func field(_ name: String) -> Field { Field(json: body[name], path: name) }
-        let encoding = try ByteEncoding(parameter: try field("encoding").string())
+        let encoding = try ByteEncoding(parameter: try body["encoding"].string())
         var advertisement = Advertisement()
-        if let type = try field("type").string() {
+        if let type = try body["type"].string() {
             guard let kind = Advertisement.Kind(rawValue: type) else {
                 throw Problem.invalidParameter("type", "must be peripheral or broadcast, not '\(type)'")
             }
             advertisement.type = kind
         }
-        advertisement.localName = try field("local_name").string()
-        for uuid in try field("service_uuids").array() { advertisement.serviceUUIDs.append(try uuid.uuid()) }
-        for (key, value) in try field("manufacturer_data").members() {
+        advertisement.localName = try body["local_name"].string()
+        for uuid in try body["service_uuids"].array() { advertisement.serviceUUIDs.append(try uuid.uuid()) }
+        for (key, value) in try body["manufacturer_data"].members() {
             guard let company = CompanyIdentifier(parsing: key)?.rawValue else {
                 throw Problem.invalidParameter("manufacturer_data", "'\(key)' is not a company identifier (0 to 65535, or hex as 0x004c)")
             }
-            advertisement.manufacturerData[company] = try Field(json: value, path: "manufacturer_data.\(key)").bytes(encoding)
+            advertisement.manufacturerData[company] = try value.bytes(encoding)
         }
-        for (key, value) in try field("service_data").members() {
-            let uuid = try Field(json: .string(key), path: "service_data").uuid()
-            advertisement.serviceData[uuid] = try Field(json: value, path: "service_data.\(key)").bytes(encoding)
+        for (key, value) in try body["service_data"].members() {
+            let uuid = try JSONField(json: .string(key), path: "service_data").uuid()
+            advertisement.serviceData[uuid] = try value.bytes(encoding)
         }
-        advertisement.appearance = try field("appearance").int(in: 0...0xFFFF).map(UInt16.init)
-        advertisement.discoverable = try field("discoverable").bool()
-        advertisement.includeTxPower = try field("include_tx_power").bool() ?? false
-        advertisement.txPower = try field("tx_power").int(in: -127...20).map(Int16.init)
-        advertisement.minInterval = try field("min_interval_ms").int(in: 20...10_485).map(UInt32.init)
-        advertisement.maxInterval = try field("max_interval_ms").int(in: 20...10_485).map(UInt32.init)
-        if body["ibeacon"] != nil { try iBeacon(field("ibeacon"), into: &advertisement) }
-        if let url = try field("eddystone_url").string() { try eddystoneURL(url, into: &advertisement) }
+        advertisement.appearance = try body["appearance"].int(in: 0...0xFFFF).map(UInt16.init)
+        advertisement.discoverable = try body["discoverable"].bool()
+        advertisement.includeTxPower = try body["include_tx_power"].bool() ?? false
+        advertisement.txPower = try body["tx_power"].int(in: -127...20).map(Int16.init)
+        advertisement.minInterval = try body["min_interval_ms"].int(in: 20...10_485).map(UInt32.init)
+        advertisement.maxInterval = try body["max_interval_ms"].int(in: 20...10_485).map(UInt32.init)
+        if body["ibeacon"].json != nil { try iBeacon(body["ibeacon"], into: &advertisement) }
+        if let url = try body["eddystone_url"].string() { try eddystoneURL(url, into: &advertisement) }
         return advertisement
     }
 
     /// Apple's iBeacon: manufacturer data of company 0x004C, type 0x02,
     /// length 0x15, the proximity UUID, major, minor and the measured power
     /// at 1 m. A beacon is not connectable (`broadcast`).
-    static func iBeacon(_ field: Field, into advertisement: inout Advertisement) throws(Problem) {
-        let members = try field.object(allowed: ["uuid", "major", "minor", "measured_power"])
-        let uuid = try field["uuid", in: members].uuid()
-        let major = try field["major", in: members].int(in: 0...0xFFFF) ?? 0
-        let minor = try field["minor", in: members].int(in: 0...0xFFFF) ?? 0
-        let power = try field["measured_power", in: members].int(in: -127...20) ?? -59
+    static func iBeacon(_ field: JSONField, into advertisement: inout Advertisement) throws(Problem) {
+        try field.object(allowed: ["uuid", "major", "minor", "measured_power"])
+        let uuid = try field["uuid"].uuid()
+        let major = try field["major"].int(in: 0...0xFFFF) ?? 0
+        let minor = try field["minor"].int(in: 0...0xFFFF) ?? 0
+        let power = try field["measured_power"].int(in: -127...20) ?? -59
         var bytes: [UInt8] = [0x02, 0x15]
         let raw = uuid.rawValue
         for shift in stride(from: 120, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: raw >> UInt128(shift))) }

@@ -138,8 +138,9 @@ extension JSON: Decodable {
         init?(intValue: Int) { nil }
     }
 
-    /// Parses request body bytes.
-    static func parse(_ bytes: [UInt8]) throws(Problem) -> JSON {
+    /// Parses JSON text a client sent (a request body, an MQTT command's
+    /// payload); text that is not JSON is a 400 problem.
+    public static func parse(_ bytes: [UInt8]) throws(Problem) -> JSON {
         do {
             return try JSONDecoder().decode(JSON.self, from: Data(bytes))
         } catch {

@@ -1,9 +1,10 @@
 import HTTPServer
 
-/// A JSON object from a request body, read field by field with a clear
-/// 400 for each kind of mistake.
+/// A request body that must be a JSON object with only the `allowed`
+/// members; its fields are read as `JSONField`s (`body["label"].string()`).
 struct JSONBody {
-    let members: [(String, JSON)]
+    /// The body as a whole (an object), its members named by their keys.
+    let root: JSONField
 
     /// The request's body as a JSON object. An empty body is an empty
     /// object when `optional`; a body of another media type is a 415.
@@ -12,7 +13,7 @@ struct JSONBody {
             guard optional else {
                 throw Problem(.invalidRequest, status: .badRequest, detail: "a JSON body is required")
             }
-            self.init(members: [])
+            self.init(root: JSONField(json: .object([])))
             return
         }
         if let type = request.headers["Content-Type"], !Self.isJSON(type) {
@@ -23,21 +24,20 @@ struct JSONBody {
         try self.init(json: request.body, allowed: allowed)
     }
 
-    private init(members: [(String, JSON)]) {
-        self.members = members
+    private init(root: JSONField) {
+        self.root = root
     }
 
     /// A JSON object given as bytes (a request's body, or one the gateway
     /// stored), with only the `allowed` fields.
     init(json bytes: [UInt8], allowed: Set<String>) throws(Problem) {
-        guard case .object(let members) = try JSON.parse(bytes) else {
+        let json = try JSON.parse(bytes)
+        guard case .object = json else {
             throw Problem(.invalidRequest, status: .badRequest, detail: "the body must be a JSON object")
         }
-        if let unknown = members.first(where: { !allowed.contains($0.0) }) {
-            throw Problem.invalidParameter(
-                unknown.0, "is not a field of this request (fields: \(allowed.sorted().joined(separator: ", ")))")
-        }
-        self.members = members
+        let root = JSONField(json: json)
+        try root.object(allowed: allowed)
+        self.init(root: root)
     }
 
     static func isJSON(_ contentType: String) -> Bool {
@@ -45,48 +45,6 @@ struct JSONBody {
         return type == "application/json" || type?.hasSuffix("+json") == true
     }
 
-    subscript(key: String) -> JSON? {
-        members.first { $0.0 == key }?.1
-    }
-
-    func string(_ key: String, maxLength: Int = .max) throws(Problem) -> String? {
-        switch self[key] {
-        case nil: return nil
-        case .string(let value)? where value.count <= maxLength: return value
-        case .string?: throw Problem.invalidParameter(key, "must be at most \(maxLength) characters")
-        default: throw Problem.invalidParameter(key, "must be a string")
-        }
-    }
-
-    func bool(_ key: String) throws(Problem) -> Bool? {
-        switch self[key] {
-        case nil: return nil
-        case .bool(let value)?: return value
-        default: throw Problem.invalidParameter(key, "must be true or false")
-        }
-    }
-
-    func int(_ key: String, in range: ClosedRange<Int>) throws(Problem) -> Int? {
-        switch self[key] {
-        case nil: return nil
-        case .int(let value)? where range.contains(value): return value
-        default: throw Problem.invalidParameter(key, "must be an integer from \(range.lowerBound) to \(range.upperBound)")
-        }
-    }
-
-    func strings(_ key: String) throws(Problem) -> [String]? {
-        switch self[key] {
-        case nil: return nil
-        case .array(let elements)?:
-            var strings: [String] = []
-            for element in elements {
-                guard case .string(let value) = element else {
-                    throw Problem.invalidParameter(key, "must be an array of strings")
-                }
-                strings.append(value)
-            }
-            return strings
-        default: throw Problem.invalidParameter(key, "must be an array of strings")
-        }
-    }
+    /// The member `key`, absent when the body does not have it.
+    subscript(key: String) -> JSONField { root[key] }
 }

@@ -14,7 +14,7 @@ extension Gateway {
         router.patch("/v1/adapters/{adapter}") { [central, configuration] request in
             let name = try request.adapterName()
             let body = try JSONBody(request, allowed: ["powered"])
-            guard let powered = try body.bool("powered") else {
+            guard let powered = try body["powered"].bool() else {
                 throw Problem.invalidParameter("powered", "is required (true or false)")
             }
             let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout

@@ -118,12 +118,12 @@ extension Request {
         }
         let allowed: Set<String> = types ? ["value", "encoding", "type", "offset"] : ["value", "encoding", "offset"]
         let json = try JSONBody(self, allowed: allowed)
-        guard let text = try json.string("value") else {
+        guard let text = try json["value"].string() else {
             throw Problem.invalidParameter("value", "is required (the bytes to write, in `encoding`)")
         }
-        let encoding = try ByteEncoding(parameter: try json.string("encoding"))
-        let type = try (try json.string("type")).map { (text) throws(Problem) in try Self.writeType(text) }
-        let offset = try json.int("offset", in: 0...0xFFFF) ?? queryOffset ?? 0
+        let encoding = try ByteEncoding(parameter: try json["encoding"].string())
+        let type = try (try json["type"].string()).map { (text) throws(Problem) in try Self.writeType(text) }
+        let offset = try json["offset"].int(in: 0...0xFFFF) ?? queryOffset ?? 0
         return ValueWrite(value: try encoding.decode(text), type: type ?? queryType ?? .request, offset: UInt16(offset))
     }
 

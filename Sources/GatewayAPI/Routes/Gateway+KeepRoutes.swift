@@ -8,8 +8,8 @@ extension Gateway {
         router.put("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
             let body = try JSONBody(request, allowed: ["max_attempts", "label"], optional: true)
-            let maxAttempts = try body.int("max_attempts", in: 1...1_000_000)
-            let label = try body.string("label", maxLength: 128)
+            let maxAttempts = try body["max_attempts"].int(in: 1...1_000_000)
+            let label = try body["label"].string(maxLength: 128)
             let adapter = try keptAdapter(address, requested)
             let key = Self.keptKey(adapter, address)
             let client = client(request)

@@ -40,8 +40,8 @@ extension Gateway {
         router.patch("/v1/devices/{address}") { [self] request in
             let (address, adapter) = try deviceTarget(request)
             let body = try JSONBody(request, allowed: ["trusted", "blocked"])
-            let trusted = try body.bool("trusted")
-            let blocked = try body.bool("blocked")
+            let trusted = try body["trusted"].bool()
+            let blocked = try body["blocked"].bool()
             let timeout = try request.timeout(maximum: configuration.maximumTimeout)
             let device = try await central.setDeviceFlags(
                 address, adapter: adapter, trusted: trusted, blocked: blocked, timeout: timeout)
@@ -53,16 +53,16 @@ extension Gateway {
         router.post("/v1/pairing-requests/{id}") { [self] request in
             let id = request.pathParameter("id")
             let body = try JSONBody(request, allowed: ["passkey", "pin", "confirm"])
-            guard body.members.count <= 1 else {
+            guard try body.root.members().count <= 1 else {
                 throw Problem(.invalidRequest, status: .badRequest, detail: "give one answer: passkey, pin or confirm")
             }
             let answer: PairingAnswer
-            if let passkey = try body.int("passkey", in: 0...999_999) {
+            if let passkey = try body["passkey"].int(in: 0...999_999) {
                 answer = .passkey(UInt32(passkey))
-            } else if let pin = try body.string("pin", maxLength: 16) {
+            } else if let pin = try body["pin"].string(maxLength: 16) {
                 guard !pin.isEmpty else { throw Problem.invalidParameter("pin", "must be 1 to 16 characters") }
                 answer = .pinCode(pin)
-            } else if let confirm = try body.bool("confirm") {
+            } else if let confirm = try body["confirm"].bool() {
                 answer = confirm ? .accept : .reject
             } else {
                 throw Problem(

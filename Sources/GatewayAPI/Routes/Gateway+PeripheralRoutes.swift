@@ -77,14 +77,14 @@ extension Gateway {
         router.post("/v1/peripheral/requests/{id}") { [self] request in
             let body = try JSONBody(request, allowed: ["value", "encoding", "att_error"])
             let answer: RequestAnswer
-            if let code = try body.int("att_error", in: 0...0xFF) {
-                guard body["value"] == nil else {
+            if let code = try body["att_error"].int(in: 0...0xFF) {
+                guard body["value"].json == nil else {
                     throw Problem.invalidParameter("att_error", "answer with a value or an ATT error, not both")
                 }
                 answer = .attError(UInt8(code))
             } else {
-                let encoding = try ByteEncoding(parameter: try body.string("encoding"))
-                answer = .value(try encoding.decode(try body.string("value") ?? ""))
+                let encoding = try ByteEncoding(parameter: try body["encoding"].string())
+                answer = .value(try encoding.decode(try body["value"].string() ?? ""))
             }
             try peripheral.respond(to: request.pathParameter("id"), with: answer)
             return Response(status: .noContent)
@@ -235,7 +235,7 @@ extension Gateway {
     /// The adapter of a definition: the body's `adapter`, `?adapter=`, or
     /// the gateway's default.
     private func adapterField(_ body: JSONBody, _ request: Request) throws(Problem) -> String? {
-        if let adapter = try body.string("adapter") {
+        if let adapter = try body["adapter"].string() {
             try Request.checkAdapterName(adapter, parameter: "adapter")
             return adapter
         }

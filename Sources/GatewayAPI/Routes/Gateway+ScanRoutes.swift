@@ -18,12 +18,12 @@ extension Gateway {
                 allowed: Set(["duration_ms", "adapter"]).union(ScanFilterParameters.names),
                 optional: true)
             let limit = configuration.maximumScanDuration.milliseconds
-            let duration = try body.int("duration_ms", in: 100...limit).map { Duration.milliseconds($0) }
+            let duration = try body["duration_ms"].int(in: 100...limit).map { Duration.milliseconds($0) }
                 ?? configuration.defaultScanDuration
             let filter = try ScanFilterParameters(body: body).filter(defaultPresenceTimeout: nil)
             // The adapter, as on every route, may be named in the query too.
             let queryAdapter = try request.adapterQuery(default: nil)
-            let bodyAdapter = try body.string("adapter")
+            let bodyAdapter = try body["adapter"].string()
             if let bodyAdapter { try Request.checkAdapterName(bodyAdapter, parameter: "adapter") }
             if let bodyAdapter, let queryAdapter, bodyAdapter != queryAdapter {
                 throw Problem.invalidParameter("adapter", "the body names \(bodyAdapter), the query \(queryAdapter)")

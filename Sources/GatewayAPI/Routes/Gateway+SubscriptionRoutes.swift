@@ -9,21 +9,21 @@ extension Gateway {
         // service and mode) is answered with the existing one: 200, not 201.
         router.post("/v1/subscriptions") { [self] request in
             let body = try JSONBody(request, allowed: ["device", "characteristic", "service", "mode", "adapter"])
-            guard let deviceText = try body.string("device") else { throw Problem.invalidParameter("device", "is required") }
+            guard let deviceText = try body["device"].string() else { throw Problem.invalidParameter("device", "is required") }
             let address = try Request.bluetoothAddress(deviceText, parameter: "device")
-            guard let characteristicText = try body.string("characteristic", maxLength: 64) else {
+            guard let characteristicText = try body["characteristic"].string(maxLength: 64) else {
                 throw Problem.invalidParameter("characteristic", "is required (a UUID, or handle:N)")
             }
-            let service = try body.string("service", maxLength: 64).map { (text) throws(Problem) in
+            let service = try body["service"].string(maxLength: 64).map { (text) throws(Problem) in
                 try Request.uuid(text, parameter: "service")
             }
             let selector = try Request.attribute(characteristicText, parameter: "characteristic", service: service)
-            let modeText = try body.string("mode") ?? "notify"
+            let modeText = try body["mode"].string() ?? "notify"
             guard let mode = StandingSubscription.Mode(rawValue: modeText) else {
                 throw Problem.invalidParameter("mode", "must be notify or indicate, not '\(modeText)'")
             }
-            if let adapter = try body.string("adapter") { try Request.checkAdapterName(adapter, parameter: "adapter") }
-            let adapter = try keepAdapter(try body.string("adapter") ?? configuration.defaultAdapter)
+            if let adapter = try body["adapter"].string() { try Request.checkAdapterName(adapter, parameter: "adapter") }
+            let adapter = try keepAdapter(try body["adapter"].string() ?? configuration.defaultAdapter)
             let characteristic: StandingSubscription.Characteristic
             let serviceText: String?
             switch selector {

@@ -62,13 +62,13 @@ struct ScanFilterParameters {
     /// From a JSON body (`services` and `service_data` arrays of UUIDs;
     /// `manufacturer` a number, or a string as in the query).
     init(body: JSONBody) throws(Problem) {
-        for text in try body.strings("services") ?? [] {
+        for text in try body["services"].strings() ?? [] {
             services.append(try Request.uuid(text, parameter: "services"))
         }
-        name = try body.string("name", maxLength: Self.maximumNameLength)
-        namePrefix = try body.string("name_prefix", maxLength: Self.maximumNameLength)
-        rssi = try body.int("rssi", in: Self.rssiRange)
-        switch body["manufacturer"] {
+        name = try body["name"].string(maxLength: Self.maximumNameLength)
+        namePrefix = try body["name_prefix"].string(maxLength: Self.maximumNameLength)
+        rssi = try body["rssi"].int(in: Self.rssiRange)
+        switch body["manufacturer"].json {
         case nil: break
         case .int(let value)?:
             guard let id = UInt16(exactly: value) else { throw Self.companyIDProblem("\(value)") }
@@ -76,13 +76,13 @@ struct ScanFilterParameters {
         case .string(let text)?: manufacturer = try Self.companyID(text)
         default: throw Self.companyIDProblem("a value of another kind")
         }
-        duplicates = try body.bool("duplicates")
-        address = try body.string("address", maxLength: 64)
-        addressPrefix = try body.string("address_prefix", maxLength: 64)
-        serviceData = try body.strings("service_data") ?? []
-        minimumIntervalMilliseconds = try body.int("min_interval_ms", in: Self.updateIntervals)
-        presenceTimeoutMilliseconds = try body.int("presence_timeout_ms", in: Self.presenceTimeouts)
-        switch body["rssi_smoothing"] {
+        duplicates = try body["duplicates"].bool()
+        address = try body["address"].string(maxLength: 64)
+        addressPrefix = try body["address_prefix"].string(maxLength: 64)
+        serviceData = try body["service_data"].strings() ?? []
+        minimumIntervalMilliseconds = try body["min_interval_ms"].int(in: Self.updateIntervals)
+        presenceTimeoutMilliseconds = try body["presence_timeout_ms"].int(in: Self.presenceTimeouts)
+        switch body["rssi_smoothing"].json {
         case nil: break
         case .double(let value)?: rssiSmoothing = value
         case .int(let value)?: rssiSmoothing = Double(value)

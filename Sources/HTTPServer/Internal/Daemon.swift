@@ -5,9 +5,9 @@ import Synchronization
 
 /// A running `MHD_Daemon` and the memory it points into.
 ///
-/// Threading, as measured on libmicrohttpd 0.9.75 (see DESIGN.md): one
-/// internal polling thread using poll(), with suspend/resume. Not epoll (it
-/// stalls with 128+ connections ready at once), not AUTO (picks epoll), not
+/// Threading, as libmicrohttpd 0.9.75 behaves: one internal polling thread
+/// using poll(), with suspend/resume. Not epoll (it stalls with 128+
+/// connections ready at once), not AUTO (picks epoll), not
 /// thread-per-connection (burns CPU with suspend/resume and can hang stop).
 // @unchecked Sendable: `pointer`, `logger` and `secrets` are set in init and
 // freed only by `stop`, which the Server calls once, after which nothing
@@ -27,7 +27,7 @@ final class Daemon: @unchecked Sendable {
     /// Starts the daemon; MHD's thread is running when this returns.
     init(core: ServerCore) throws(ServerError) {
         let configuration = core.configuration
-        var address = try ListenAddress.resolve(host: configuration.host, port: configuration.port)
+        var address = try BindAddress.resolve(host: configuration.host, port: configuration.port)
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         if address.family == AF_INET6 {

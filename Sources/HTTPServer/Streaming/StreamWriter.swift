@@ -95,9 +95,8 @@ public final class StreamWriter: Sendable {
             return (true, state.control)
         }
         // Outside the lock, which the polling thread's `read` takes: the
-        // resume enters libmicrohttpd and wakes its thread, and holding
-        // the lock meanwhile made that thread wait for it (the lock's slow
-        // path was 6% of the gateway's CPU at 1 kHz). No wake-up is lost:
+        // resume enters libmicrohttpd and wakes its thread, which must not
+        // find the lock still held by this one. No wake-up is lost:
         // `read` suspends under the lock only when nothing is queued, so a
         // chunk queued before it is read, and one queued after it finds
         // the connection suspended and resumes it here, or at the end of

@@ -1,7 +1,8 @@
 import CMosquitto
 
 // libmosquitto's callbacks. All of them run on the loop thread, inside
-// `mosquitto_loop`, with libmosquitto's callback_mutex held.
+// a turn's `mosquitto_loop_read` or `_write`, with libmosquitto's
+// callback_mutex held.
 extension ClientCore {
     func installCallbacks() {
         mosquitto_connect_v5_callback_set(handle) { _, context, result, _, _ in

@@ -49,7 +49,7 @@ extension ClientCore {
     }
 
     /// Asks the loop thread to end without waiting for it: sends DISCONNECT
-    /// if connected (which also wakes `mosquitto_loop`; the loop thread sends
+    /// if connected (and wakes the loop thread's turn, which sends
     /// it again if a connection attempt was in flight) and wakes the wait
     /// between reconnects.
     func requestStop() {
@@ -58,7 +58,7 @@ extension ClientCore {
         wake()
     }
 
-    private func wake() {
+    func wake() {
         var one: UInt64 = 1
         _ = withUnsafeBytes(of: &one) { write(wakeDescriptor, $0.baseAddress, $0.count) }
     }
@@ -85,7 +85,7 @@ extension ClientCore {
                     }
                     // A short timeout bounds how late a stop request that
                     // raced with a connection attempt is seen.
-                    result = mosquitto_loop(handle, 250, 1)
+                    result = turn(timeoutMilliseconds: 250)
                     // A broker (or anything on its port) that took the TCP
                     // connection and never answered CONNECT: try again
                     // rather than wait for ever (the next connect closes
@@ -112,6 +112,48 @@ extension ClientCore {
         loopFinished.store(true, ordering: .releasing)
     }
 
+    /// One turn of a connection: waits for the socket or a wake-up, then
+    /// reads, writes and keeps the connection alive. It waits with poll, not
+    /// with libmosquitto's `mosquitto_loop`: that one waits with select and
+    /// refuses a socket numbered 1024 or more (`MOSQ_ERR_INVAL`), which a
+    /// gateway holding a thousand HTTP streams opens, so the client would
+    /// never connect.
+    private func turn(timeoutMilliseconds: Int32) -> Int32 {
+        let socket = mosquitto_socket(handle)
+        guard socket >= 0 else { return CMOSQ_ERR_NO_CONN }
+        let pending = Int16(mosquitto_want_write(handle) ? POLLIN | POLLOUT : POLLIN)
+        var descriptors = (
+            pollfd(fd: socket, events: pending, revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
+        )
+        let count = withUnsafeMutableBytes(of: &descriptors) { bytes in
+            poll(bytes.baseAddress?.assumingMemoryBound(to: pollfd.self), 2, timeoutMilliseconds)
+        }
+        if count < 0 && errno != EINTR { return CMOSQ_ERR_ERRNO }
+        if descriptors.1.revents != 0 {
+            var drained: UInt64 = 0
+            _ = withUnsafeMutableBytes(of: &drained) { read(wakeDescriptor, $0.baseAddress, $0.count) }
+        }
+        if descriptors.0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            let reading = mosquitto_loop_read(handle, 1)
+            guard reading == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return reading }
+        }
+        // What other threads queued since the wait began, or the rest of a
+        // packet the socket took only part of.
+        if mosquitto_want_write(handle) {
+            let writing = mosquitto_loop_write(handle, 1)
+            guard writing == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return writing }
+        }
+        return mosquitto_loop_misc(handle)
+    }
+
+    /// Wakes a turn that waits while a packet is left to write: libmosquitto
+    /// writes what other threads publish at once, and leaves the rest of a
+    /// packet the socket did not take for the loop thread.
+    func wakeIfWriting() {
+        if mosquitto_want_write(handle) { wake() }
+    }
+
     /// The client is stopped: observers end, waiting subscribers fail.
     private func finish() {
         let (observers, waiters) = state.withLock { state in
@@ -132,7 +174,7 @@ extension ClientCore {
     static let connectAnswerTimeout: Duration = .seconds(10)
 
     /// `mosquitto_connect_bind_v5`: a blocking connect, TLS handshake and
-    /// CONNECT (the CONNACK arrives later, in `mosquitto_loop`).
+    /// CONNECT (the CONNACK arrives later, in a turn's `mosquitto_loop_read`).
     private func connect(_ broker: BrokerURL) -> Int32 {
         var list: OpaquePointer? = nil
         defer { mosquitto_property_free_all(&list) }

@@ -68,6 +68,7 @@ extension ClientCore {
                     Int32(message.qos.rawValue), message.retain, list)
             }
         }
+        wakeIfWriting()
         return (result, messageID)
     }
 
@@ -129,6 +130,7 @@ extension ClientCore {
         guard let entry = state.subscriptions[id] else { return }
         var messageID: Int32 = 0
         let result = mosquitto_subscribe_v5(handle, &messageID, entry.filter, Int32(entry.qos.rawValue), 0, nil)
+        wakeIfWriting()
         // NO_CONN: the connection just went; the next CONNACK subscribes.
         if result == CMOSQ_ERR_SUCCESS { state.pendingSubscribes[messageID, default: []].append(id) }
     }
@@ -139,6 +141,7 @@ extension ClientCore {
             let stillWanted = state.subscriptions.values.contains { $0.filter == entry.filter }
             if !stillWanted && state.connection == .connected {
                 mosquitto_unsubscribe_v5(handle, nil, entry.filter, nil)
+                wakeIfWriting()
             }
             return entry.waiters
         }

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Threads:
 /// - The loop thread (`mqtt-loop`, started by `start()`) connects, runs
-///   `mosquitto_loop`, reconnects with backoff, and runs every libmosquitto
+///   its turns (poll, then `mosquitto_loop_read`, `_write` and `_misc`),
+///   reconnects with backoff, and runs every libmosquitto
 ///   callback (connect, disconnect, publish acknowledged, message, subscribe
 ///   acknowledged), hence every message handler.
 /// - Any thread calls `publish`, `subscribe`, `unsubscribe` and `stop`.

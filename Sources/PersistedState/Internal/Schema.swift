@@ -76,6 +76,11 @@ enum Schema {
         INSERT INTO meta (key, value) VALUES ('commits', 0);
         INSERT INTO meta (key, value) VALUES ('store_id', random() & 9223372036854775807);
         """,
+        // 4: no attribute column for events: nothing wrote it (an event
+        // names its attribute in its JSON), so it only ever held NULL.
+        """
+        ALTER TABLE events DROP COLUMN attribute;
+        """,
     ]
 
     /// The version this build writes.

@@ -267,7 +267,7 @@ extension StoreWorker {
                 for event in events {
                     try statements.insertEvent.bind(
                         .integer(Int64(event.id)), .text(event.type), .optionalText(event.device),
-                        .optionalText(event.attribute), .blob(event.data.bytes), .integer(event.timestamp.storedMicroseconds)
+                        .blob(event.data.bytes), .integer(event.timestamp.storedMicroseconds)
                     ).run()
                 }
                 try statements.updateNextID.bind(.integer(Int64(through + 1))).run()
@@ -381,7 +381,7 @@ struct Statements {
     init(_ database: Database) throws(StoreError) {
         do {
             insertEvent = try database.prepare(
-                "INSERT INTO events (id, type, device, attribute, data, timestamp_us) VALUES (?, ?, ?, ?, ?, ?)")
+                "INSERT INTO events (id, type, device, data, timestamp_us) VALUES (?, ?, ?, ?, ?)")
             updateNextID = try database.prepare("UPDATE meta SET value = ? WHERE key = 'next_event_id'")
             // Everything up to the event at that offset from the oldest:
             // `id` is the rowid, so this is a range delete.

@@ -22,7 +22,6 @@ final class StoreWorker: Sendable {
         let id: UInt64
         let type: String
         let device: String?
-        let attribute: String?
         let data: Payload
         let timestamp: Date
     }
@@ -101,7 +100,7 @@ final class StoreWorker: Sendable {
     // MARK: Callers' side
 
     /// Queues an event; never blocks on the disk.
-    func append(type: String, device: String?, attribute: String?, data: Payload, timestamp: Date) -> UInt64 {
+    func append(type: String, device: String?, data: Payload, timestamp: Date) -> UInt64 {
         let (id, wake, startedDropping) = state.withLock { state -> (UInt64, Bool, Bool) in
             let id = state.nextID
             state.nextID += 1
@@ -123,7 +122,7 @@ final class StoreWorker: Sendable {
                 return (id, false, firstOfEpisode)
             }
             state.queue.append(
-                PendingEvent(id: id, type: type, device: device, attribute: attribute, data: data, timestamp: timestamp))
+                PendingEvent(id: id, type: type, device: device, data: data, timestamp: timestamp))
             if state.queue.count == 1 {
                 state.firstQueuedAt = .now
                 return (id, true, false)

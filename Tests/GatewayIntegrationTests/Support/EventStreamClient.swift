@@ -3,44 +3,21 @@ import TestSupport
 
 /// The events a `curl -N` child has received so far.
 final class EventStreamClient: Sendable {
-    struct Event: Equatable {
-        var id: String?
-        var type: String
-        var data: String
-
-        var json: [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
-        }
-    }
-
     let process: ChildProcess
 
     init(_ process: ChildProcess) { self.process = process }
 
-    /// Every complete event so far (comments skipped).
-    var events: [Event] {
-        var events: [Event] = []
-        for block in process.standardOutput.components(separatedBy: "\n\n").dropLast() {
-            var event = Event(id: nil, type: "message", data: "")
-            var hasData = false
-            for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.hasPrefix("id: ") { event.id = String(line.dropFirst(4)) }
-                if line.hasPrefix("event: ") { event.type = String(line.dropFirst(7)) }
-                if line.hasPrefix("data: ") {
-                    event.data += String(line.dropFirst(6))
-                    hasData = true
-                }
-            }
-            if hasData { events.append(event) }
-        }
-        return events
+    /// Every complete event so far (blocks without data skipped, as an
+    /// EventSource skips them).
+    var events: [ReceivedEvent] {
+        ReceivedEvent.blocks(in: process.standardOutput).blocks.filter { !$0.dataLines.isEmpty }
     }
 
     /// Waits until `condition` holds for the events so far.
     @discardableResult
     func waitFor(
-        timeout: Duration = .seconds(20), _ condition: @escaping ([Event]) -> Bool
-    ) async -> [Event] {
+        timeout: Duration = .seconds(20), _ condition: @escaping ([ReceivedEvent]) -> Bool
+    ) async -> [ReceivedEvent] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let now = events
@@ -51,7 +28,7 @@ final class EventStreamClient: Sendable {
     }
 
     /// Waits for `count` events of `type`.
-    func waitFor(_ count: Int, of type: String, timeout: Duration = .seconds(20)) async -> [Event] {
+    func waitFor(_ count: Int, of type: String, timeout: Duration = .seconds(20)) async -> [ReceivedEvent] {
         await waitFor(timeout: timeout) { $0.filter { $0.type == type }.count >= count }.filter { $0.type == type }
     }
 

@@ -137,6 +137,16 @@ class Rig:
         log.close()
         wait_for(self._healthy, "the gateway answering /health with 200")
 
+    @property
+    def bus_pid(self) -> int:
+        assert self._bus is not None
+        return self._bus.pid
+
+    @property
+    def gateway_pid(self) -> int:
+        assert self._gateway is not None
+        return self._gateway.pid
+
     def stop_gateway(self, sig: signal.Signals = signal.SIGTERM) -> None:
         if self._gateway is not None:
             self._gateway.send_signal(sig)

@@ -27,6 +27,7 @@ from .models import (
     SubscriptionStatus,
     decode_value,
     notification_stream_event,
+    notification_value,
 )
 from .problem import GatewayUnreachable, problem_from_response
 from .stream import EventStream, describe
@@ -334,6 +335,22 @@ class Gateway:
         params = _query(service=service, adapter=adapter, duration_ms=_ms(duration))
         path = f"{_characteristic(address, characteristic)}/notifications"
         return self._stream(path, params, notification_stream_event)
+
+    def notification_values(
+        self,
+        address: str,
+        characteristic: str | int,
+        *,
+        service: str | None = None,
+        adapter: str | None = None,
+        duration: float | None = None,
+    ) -> EventStream[bytearray | SubscriptionStatus]:
+        """`notifications()` with each value as its bytes alone (a
+        `bytearray`): for a reader that needs only the values, at less cost
+        per value (the Bleak backend's callbacks)."""
+        params = _query(service=service, adapter=adapter, duration_ms=_ms(duration))
+        path = f"{_characteristic(address, characteristic)}/notifications"
+        return self._stream(path, params, notification_value)
 
     # Standing subscriptions
 

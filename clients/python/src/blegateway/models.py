@@ -276,6 +276,21 @@ def notification_stream_event(event: StreamEvent) -> Notification | Subscription
     return SubscriptionStatus.from_event(event)
 
 
+def notification_value(event: StreamEvent) -> bytearray | SubscriptionStatus:
+    """An event of a notification stream with a value reduced to the value's
+    bytes (a `bytearray`, which Bleak's callbacks receive); the others as
+    `SubscriptionStatus`. For a reader that needs nothing but the value: it
+    builds no `Notification` for each one."""
+    if event.event != "notification":
+        return SubscriptionStatus.from_event(event)
+    data = event.data
+    value = data.get("value", "")
+    encoding = data.get("encoding", "hex")
+    if encoding == "hex" and isinstance(value, str):
+        return bytearray.fromhex(value)
+    return bytearray(decode_value(str(value), str(encoding)))
+
+
 @dataclass(frozen=True)
 class ScanEvent:
     """An event of a scan stream: `discovered`, `updated` or `lost` with the

@@ -1,4 +1,4 @@
-"""A Server-Sent-Events stream of the gateway, read with httpx-sse."""
+"""A Server-Sent-Events stream of the gateway."""
 
 from __future__ import annotations
 
@@ -7,18 +7,25 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent
 
 from .models import StreamEvent
 from .problem import GatewayError, GatewayProblem, GatewayUnreachable, problem_from_response
+from .sse import RawEvent
+from .stream_connection import StreamBroken, StreamConnection
 
 T = TypeVar("T")
 
 logger = logging.getLogger(__name__)
+
+_json = json.JSONDecoder()
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to connect and receive the head of the answer."""
 
 RECONNECT_DELAYS = (0.1, 0.25, 0.5, 1.0, 2.0)
 """Pauses between attempts to open a stream again (the last one repeats)."""
@@ -39,6 +46,10 @@ class EventStream(Generic[T]):
     its connection breaks, and ends (StopAsyncIteration) when the gateway
     ends it. A gateway that goes silent (no heartbeat for `read_timeout`
     seconds) counts as a broken connection.
+
+    The stream has a connection of its own (`StreamConnection`): all the
+    events that arrive together are decoded in one step, and each is parsed
+    when it is taken, so a fast stream costs little more than its JSON.
     """
 
     def __init__(
@@ -66,31 +77,41 @@ class EventStream(Generic[T]):
         self._read_timeout = read_timeout
         self._reconnect_timeout = reconnect_timeout
         self._on_reconnect = on_reconnect
-        self._response: httpx.Response | None = None
-        self._events: AsyncIterator[ServerSentEvent] | None = None
+        self._connection: StreamConnection | None = None
+        self._decoded: deque[RawEvent] = deque()
+        """Events decoded from the last chunks and not yet taken."""
         self._closed = False
 
     async def open(self) -> EventStream[T]:
         """Sends the request; raises `GatewayProblem` or `GatewayUnreachable`."""
-        headers = {"Accept": "text/event-stream", "Cache-Control": "no-store"}
+        headers = [("Accept", "text/event-stream"), ("Cache-Control", "no-store")]
+        for name in ("User-Agent", "Authorization"):
+            if name in self._client.headers:
+                headers.append((name, self._client.headers[name]))
         if self.last_event_id is not None:
-            headers["Last-Event-ID"] = str(self.last_event_id)
-        timeout = httpx.Timeout(10.0, read=self._read_timeout)
-        request = self._client.build_request(
-            "GET", self._path, params=tuple(self._params), headers=headers, timeout=timeout
-        )
+            headers.append(("Last-Event-ID", str(self.last_event_id)))
+        base = self._client.base_url
+        query = str(httpx.QueryParams(tuple(self._params)))
+        target = f"{self._path}?{query}" if query else self._path
+        url = base.copy_with(raw_path=base.raw_path.rstrip(b"/") + target.encode())
         try:
-            response = await self._client.send(request, stream=True)
-        except httpx.TransportError as error:
-            raise GatewayUnreachable(self._url, describe(error)) from error
-        if response.status_code != 200:
+            connection = await StreamConnection.open(
+                url, headers, connect_timeout=CONNECT_TIMEOUT, read_timeout=self._read_timeout
+            )
+        except StreamBroken as error:
+            raise GatewayUnreachable(self._url, str(error)) from error
+        if connection.status != 200:
             try:
-                await response.aread()
+                body = await connection.read_body()
             finally:
-                await response.aclose()
-            raise problem_from_response(response)
-        self._response = response
-        self._events = EventSource(response).aiter_sse()
+                connection.close()
+            raise problem_from_response(connection.response(body))
+        content_type = connection.header("content-type").partition(";")[0].strip()
+        if content_type != "text/event-stream":
+            connection.close()
+            answered = content_type or "no content type"
+            raise GatewayError(f"{self._url}{self._path} answered {answered}, not an event stream")
+        self._connection = connection
         return self
 
     async def __aenter__(self) -> EventStream[T]:
@@ -108,33 +129,53 @@ class EventStream(Generic[T]):
         return self
 
     async def __anext__(self) -> T:
-        while True:
+        if not self._decoded and not await self._fill():
+            raise StopAsyncIteration
+        return self._parse(self._event(self._decoded.popleft()))
+
+    async def take(self) -> list[T]:
+        """Every event that has arrived and not been taken, parsed, in order:
+        at least one (waiting for it), or [] once the stream has ended; it
+        raises as iterating does. For the reader of a fast stream (the
+        Bleak backend's callbacks): a step of its loop for each arrival
+        instead of each event."""
+        if not self._decoded and not await self._fill():
+            return []
+        decoded, self._decoded = self._decoded, deque()
+        parse, event = self._parse, self._event
+        return [parse(event(raw)) for raw in decoded]
+
+    async def _fill(self) -> bool:
+        """Waits for an event to be decoded; False once the stream has ended."""
+        while not self._decoded:
             if self._closed:
-                raise StopAsyncIteration
-            if self._events is None:
+                return False
+            if self._connection is None:
                 await self._reopen()
-            assert self._events is not None
+            assert self._connection is not None
             try:
-                sse = await self._events.__anext__()
-            except StopAsyncIteration:
-                reason = "the gateway ended the stream"
-                ended = True
-            except httpx.TransportError as error:
-                reason = describe(error)
+                events = await self._connection.receive()
+            except StreamBroken as error:
+                reason = str(error)
                 ended = False
             else:
-                return self._parse(self._event(sse))
+                if events:
+                    self._decoded.extend(events)
+                    break
+                reason = "the gateway ended the stream"
+                ended = True
             await self._drop()
             if self._closed:
-                raise StopAsyncIteration
+                return False
             if not self._resumable:
                 if ended:
-                    raise StopAsyncIteration
+                    return False
                 raise GatewayUnreachable(self._url, f"the stream broke: {reason}")
             logger.info("stream %s: %s; opening it again after event %s", self._path, reason, self.last_event_id)
+        return True
 
-    def _event(self, sse: ServerSentEvent) -> StreamEvent:
-        event_id = int(sse.id) if sse.id and sse.id.isdigit() else None
+    def _event(self, raw: RawEvent) -> StreamEvent:
+        event_id = int(raw.id) if raw.id.isdigit() else None
         if event_id == self.last_event_id:
             # SSE hands an event without an id of its own the last one;
             # the gateway never gives two events one id.
@@ -142,10 +183,10 @@ class EventStream(Generic[T]):
         if event_id is not None:
             self.last_event_id = event_id
         try:
-            data: Any = json.loads(sse.data) if sse.data else {}
+            data: Any = _json.decode(raw.data.decode()) if raw.data else {}
         except ValueError as error:
-            raise GatewayError(f"{self._url}{self._path} sent a {sse.event!r} event whose data is not JSON") from error
-        return StreamEvent(event=sse.event, id=event_id, data=data if isinstance(data, dict) else {"data": data})
+            raise GatewayError(f"{self._url}{self._path} sent a {raw.event!r} event whose data is not JSON") from error
+        return StreamEvent(event=raw.event, id=event_id, data=data if isinstance(data, dict) else {"data": data})
 
     async def _reopen(self) -> None:
         deadline = time.monotonic() + self._reconnect_timeout
@@ -166,16 +207,11 @@ class EventStream(Generic[T]):
             await asyncio.sleep(RECONNECT_DELAYS[min(attempt, len(RECONNECT_DELAYS) - 1)])
 
     async def _drop(self) -> None:
-        events, response = self._events, self._response
-        self._events = None
-        self._response = None
-        if events is not None and hasattr(events, "aclose"):
-            try:
-                await events.aclose()
-            except (httpx.TransportError, RuntimeError):
-                pass
-        if response is not None:
-            await response.aclose()
+        """Closes the connection. Events already decoded are still handed out:
+        they arrived before the break."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
 
 
 def describe(error: httpx.TransportError) -> str:

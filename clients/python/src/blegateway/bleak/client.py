@@ -18,7 +18,7 @@ from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
 from bleak.exc import BleakDeviceNotFoundError, BleakError
 
 from ..gateway import Gateway
-from ..models import Characteristic, Device, GatewayEvent, Notification, PairingRequest, Service
+from ..models import Characteristic, Device, GatewayEvent, PairingRequest, Service, SubscriptionStatus
 from ..problem import GatewayError, GatewayProblem, GatewayUnreachable
 from ..stream import EventStream
 from .config import current
@@ -285,14 +285,14 @@ class GatewayBleakClient(BaseBleakClient):
 
     def _notification_stream(
         self, gateway: Gateway, characteristic: BleakGATTCharacteristic
-    ) -> EventStream[Notification | Any]:
-        return gateway.notifications(self.address, characteristic.handle, adapter=self._adapter)
+    ) -> EventStream[bytearray | SubscriptionStatus]:
+        return gateway.notification_values(self.address, characteristic.handle, adapter=self._adapter)
 
     async def _forward(
         self,
         gateway: Gateway,
         characteristic: BleakGATTCharacteristic,
-        stream: EventStream[Any],
+        stream: EventStream[bytearray | SubscriptionStatus],
         callback: NotifyCallback,
     ) -> None:
         """Hands each value to `callback`, opening the stream again after a
@@ -301,11 +301,12 @@ class GatewayBleakClient(BaseBleakClient):
             while self._connected:
                 ended: str | None = None  # the reason the gateway gave, if it gave one
                 try:
-                    async for event in stream:
-                        if isinstance(event, Notification):
-                            callback(bytearray(event.value))
-                        elif event.event == "subscription-ended":
-                            ended = event.reason
+                    while batch := await stream.take():
+                        for event in batch:
+                            if type(event) is bytearray:
+                                callback(event)
+                            elif isinstance(event, SubscriptionStatus) and event.event == "subscription-ended":
+                                ended = event.reason
                 except GatewayUnreachable as error:
                     logger.info("%s: notifications of %d broke: %s", self.address, characteristic.handle, error)
                 await stream.aclose()
@@ -324,7 +325,9 @@ class GatewayBleakClient(BaseBleakClient):
         finally:
             await stream.aclose()
 
-    async def _reopen(self, gateway: Gateway, characteristic: BleakGATTCharacteristic) -> EventStream[Any] | None:
+    async def _reopen(
+        self, gateway: Gateway, characteristic: BleakGATTCharacteristic
+    ) -> EventStream[bytearray | SubscriptionStatus] | None:
         """The stream opened again, or None once the link is gone."""
         while True:
             await asyncio.sleep(NOTIFY_RETRY_SECONDS)

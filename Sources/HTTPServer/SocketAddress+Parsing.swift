@@ -1,15 +1,9 @@
-/// Where the gateway listens: `host:port`, `[v6]:port`, or a bare port
-/// (meaning 127.0.0.1).
-struct ListenAddress: Hashable, CustomStringConvertible {
-    var host: String
-    var port: Int
-
-    init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    init?(_ text: String) {
+extension SocketAddress {
+    /// Reads an address as people write where a server listens (`--listen`):
+    /// `host:port`, `[v6]:port`, or a bare port (meaning 127.0.0.1). The
+    /// host may be a name; the server resolves it when it starts. Nil when
+    /// the text is none of the three forms or the port is outside 0...65535.
+    public init?(parsing text: String) {
         var hostPart = "127.0.0.1"
         var portPart = Substring(text)
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
@@ -23,9 +17,6 @@ struct ListenAddress: Hashable, CustomStringConvertible {
             portPart = text[text.index(after: colon)...]
         }
         guard !hostPart.isEmpty, let port = Int(portPart), (0...65535).contains(port) else { return nil }
-        self.host = hostPart
-        self.port = port
+        self.init(host: hostPart, port: port)
     }
-
-    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -1,7 +1,7 @@
 import Glibc
 
-/// The socket address a server binds, resolved from host and port.
-struct ListenAddress {
+/// The socket address a server binds: where it listens, resolved.
+struct BindAddress {
     var storage = sockaddr_storage()
     var length: socklen_t = 0
 
@@ -15,7 +15,7 @@ struct ListenAddress {
     }
 
     /// Resolves `host` (numeric first, then by name) for a passive socket.
-    static func resolve(host: String, port: Int) throws(ServerError) -> ListenAddress {
+    static func resolve(host: String, port: Int) throws(ServerError) -> BindAddress {
         guard (0...65535).contains(port) else {
             throw ServerError(.invalidAddress, "port \(port) is out of range")
         }
@@ -35,7 +35,7 @@ struct ListenAddress {
             if family == AF_INET || family == AF_INET6, let address = current.pointee.ai_addr,
                 Int(current.pointee.ai_addrlen) <= MemoryLayout<sockaddr_storage>.size
             {
-                var result = ListenAddress()
+                var result = BindAddress()
                 result.length = current.pointee.ai_addrlen
                 withUnsafeMutableBytes(of: &result.storage) { target in
                     target.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(current.pointee.ai_addrlen)))
