@@ -134,10 +134,9 @@ public final class Gateway: Sendable {
     /// Open event streams (scan, notification and event streams).
     public var openStreamCount: Int { streams.count }
 
-    /// The configuration of every event stream's writer.
-    var streamConfiguration: StreamConfiguration {
-        StreamConfiguration(
-            heartbeatInterval: configuration.heartbeatInterval, maxBufferedBytes: configuration.streamBufferBytes)
+    /// The configuration of an event stream's writer for `request`.
+    func streamConfiguration(_ request: Request) throws(Problem) -> StreamConfiguration {
+        try configuration.streamConfiguration(for: request)
     }
 
     /// The router with every route and the middleware (request ids, metrics,

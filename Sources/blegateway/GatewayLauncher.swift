@@ -79,6 +79,7 @@ enum GatewayLauncher {
             version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
             defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
             heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
+        configuration.maximumStreamBufferBytes = settings.streamBufferMax
         configuration.pairingRequestTimeout = settings.pairingRequestTimeout
         configuration.presenceTimeout = settings.presenceTimeout
         configuration.quotas = settings.quotas
