@@ -1031,6 +1031,15 @@ paths:
         - $ref: "#/components/parameters/Encoding"
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
+        - name: format
+          in: query
+          description: |
+            `event` (the default): each `notification` event's data is a
+            `Notification` object. `value`: the value alone, a JSON
+            string in the stream's `encoding` (`hex` or `base64`; `utf8` is
+            refused), with the same ids: for a reader that knows what it
+            subscribed to and wants the least to decode for each value.
+          schema: { type: string, enum: [event, value] }
       responses:
         "200":
           description: |
@@ -1266,7 +1275,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0 }
+          schema: { type: integer, minimum: 0, maximum: 9999999999999999999 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -1507,7 +1516,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0 }
+          schema: { type: integer, minimum: 0, maximum: 9999999999999999999 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -2530,7 +2539,12 @@ components:
         - if: { properties: { event: { const: notification } } }
           then:
             properties:
-              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/Notification" } }
+              data:
+                contentMediaType: application/json
+                contentSchema:
+                  oneOf:
+                    - { $ref: "#/components/schemas/Notification" }
+                    - { type: string, description: "With `?format=value`: the value alone, in the stream's encoding." }
         - if: { properties: { event: { enum: [subscription-interrupted, subscription-ended] } } }
           then:
             properties:
@@ -4120,6 +4134,19 @@ paths:
       - $ref: '#/components/parameters/Encoding'
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
+      - name: format
+        in: query
+        description: |
+          `event` (the default): each `notification` event's data is a
+          `Notification` object. `value`: the value alone, a JSON
+          string in the stream's `encoding` (`hex` or `base64`; `utf8` is
+          refused), with the same ids: for a reader that knows what it
+          subscribed to and wants the least to decode for each value.
+        schema:
+          type: string
+          enum:
+          - event
+          - value
       responses:
         '200':
           description: |
@@ -4134,7 +4161,7 @@ paths:
                 description: |-
                   Server-Sent Events (`text/event-stream`): blocks of `id:` (the gateway-wide event id), `event:` (the type) and one `data:` line of JSON, and `:` comment heartbeats. Events, and what `data` holds:
 
-                  - `notification`: `Notification`
+                  - `notification`: JSON
                   - `subscription-interrupted`: `SubscriptionEnded`
                   - `subscription-resumed`: `{}`
                   - `subscription-ended`: `SubscriptionEnded`
@@ -4451,6 +4478,7 @@ paths:
         schema:
           type: integer
           minimum: 0
+          maximum: 9999999999999999999
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -4801,6 +4829,7 @@ paths:
         schema:
           type: integer
           minimum: 0
+          maximum: 9999999999999999999
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -6482,7 +6511,10 @@ components:
             data:
               contentMediaType: application/json
               contentSchema:
-                $ref: '#/components/schemas/Notification'
+                oneOf:
+                - $ref: '#/components/schemas/Notification'
+                - type: string
+                  description: 'With `?format=value`: the value alone, in the stream''s encoding.'
       - if:
           properties:
             event:
