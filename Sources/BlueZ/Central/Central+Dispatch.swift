@@ -116,6 +116,10 @@ extension Central {
                 waiter.promise.resolve(outcome)
                 state.waiters[id] = nil
             }
+        }        // A link down, a device gone or an adapter back may free a slot.
+        if !state.slots.queue.isEmpty {
+            let tree = state.tree
+            state.slots.serve(in: tree, limits: options.slotLimits)
         }
     }
 
