@@ -1,10 +1,9 @@
 /// How many connections each adapter may hold at once: one limit for every
 /// adapter, and overrides by adapter id.
 ///
-/// BlueZ does not tell: org.bluez.Adapter.rst lists no property for a
-/// controller's connection limit (the kernel learns the controller's LE
-/// buffers, not how many links it holds), so the limit is configured, and
-/// 7 by default: typical adapters hold 5 to 10 links.
+/// BlueZ does not tell: none of the Adapter1 properties in
+/// org.bluez.Adapter.rst is a controller's connection limit, so the limit
+/// is configured, and 7 by default: typical adapters hold 5 to 10 links.
 public struct SlotLimits: Sendable, Hashable, CustomStringConvertible {
     /// The limit of an adapter without an override.
     public var perAdapter: Int
