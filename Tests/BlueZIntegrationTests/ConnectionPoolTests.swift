@@ -1,4 +1,5 @@
 import BlueZSimulator
+import DBus
 import Testing
 
 @testable import BlueZ
@@ -160,6 +161,35 @@ import Testing
         #expect(moved, "\(String(describing: kept))")
         #expect(device?.adapter == "hci1" && device?.connected == true)
         #expect(kept?.adapter == "hci0", "still kept under its own adapter (its identity)")
+    }
+
+    @Test(.timeLimit(.minutes(2))) func theSimulatorMovesAPeerRelativeToOneAdapter() async throws {
+        let harness = try await Self.harness(slots: 7, scenario: Self.scenario())
+        try await SimulatorControl.export(harness.simulator, on: harness.simulatorConnection)
+        let sessions = try await Self.hearEverything(harness)
+        // Through the control interface, as a user's busctl would.
+        _ = try await harness.connection.call(
+            destination: SimulatorControl.busName, path: SimulatorControl.path, interface: SimulatorControl.interface,
+            method: "SetAdapterRSSI", arguments: [.string(Self.near.description), .string("hci0"), .int16(-30)])
+        let moved = await eventually(.seconds(20)) {
+            (try? harness.central.device(Self.near, adapter: "hci0"))?.advertisement.signalStrength == -30
+        }
+        let other = try harness.central.device(Self.near, adapter: "hci1").advertisement.signalStrength
+        let choice = harness.central.preferredAdapter(for: Self.near)
+        var unknown: (any Error)?
+        do {
+            _ = try await harness.connection.call(
+                destination: SimulatorControl.busName, path: SimulatorControl.path, interface: SimulatorControl.interface,
+                method: "SetAdapterRSSI", arguments: [.string(Self.near.description), .string("hci7"), .int16(-30)])
+        } catch {
+            unknown = error
+        }
+        _ = sessions
+        await harness.shutdown()
+        #expect(moved)
+        #expect(other == -50, "hci1 hears it as before")
+        #expect(choice == "hci0", "-30 on hci0 now beats -50 on hci1")
+        #expect(unknown != nil, "an adapter that does not hear the device is refused")
     }
 
     @Test func slotLimitsReadEveryAdapterAndOverrides() throws {

@@ -71,9 +71,16 @@ extension Central {
                 .timeout, "\(address) was not found in time: \(error.message)", dbusName: error.dbusName,
                 dbusMessage: error.dbusMessage)
         }
-        let finder = Task { () -> Device? in
+        // An adapter that goes away (unplugged) will not find it: that ends
+        // the search at once, so a caller that can use another adapter (the
+        // keeper) need not wait for the deadline.
+        let finder = Task { () -> Result<Device, BlueZError>? in
             for await event in session {
-                if case .discovered(let device) = event { return device }
+                switch event {
+                case .discovered(let device): return .success(device)
+                case .interrupted(let error) where error.code == .adapterUnavailable: return .failure(error)
+                default: continue
+                }
             }
             return nil
         }
@@ -91,7 +98,7 @@ extension Central {
             if Task.isCancelled { throw BlueZError(.cancelled, "the connection was cancelled") }
             throw BlueZError(.timeout, "\(address) was not found: no advertisement from it was heard in time")
         }
-        return found
+        return try found.get()
     }
 
     private func connectInLane(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)

@@ -66,7 +66,7 @@ extension Scenario {
         /// The device as each adapter that hears it sees it: one copy per
         /// entry of `heardBy` (by adapter id), with that adapter and RSSI;
         /// or the device itself when `heardBy` is empty.
-        var placements: [Device] {
+        public var placements: [Device] {
             guard !heardBy.isEmpty else { return [self] }
             return heardBy.sorted { $0.key < $1.key }.map { adapter, rssi in
                 var copy = self
