@@ -186,6 +186,10 @@ public final class Central: Sendable {
             for waiter in state.waiters.values {
                 waiter.promise.resolve(.failure(BlueZError(.cancelled, "the central stopped")))
             }
+            for request in state.slots.queue {
+                request.promise.resolve(.failure(BlueZError(.cancelled, "the central stopped")))
+            }
+            state.slots.queue = []
             state.sessions = [:]
             state.subscriptions = [:]
             state.waiters = [:]
