@@ -441,6 +441,7 @@ paths:
         - $ref: "#/components/parameters/Duplicates"
         - $ref: "#/components/parameters/AdapterQuery"
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
         - $ref: "#/components/parameters/AddressFilter"
         - $ref: "#/components/parameters/AddressPrefixFilter"
         - $ref: "#/components/parameters/ServiceDataFilter"
@@ -1045,6 +1046,7 @@ paths:
       parameters:
         - $ref: "#/components/parameters/Encoding"
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: |
@@ -1282,6 +1284,7 @@ paths:
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: |
@@ -1522,6 +1525,7 @@ paths:
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: A `text/event-stream`; `data` is a `PeripheralEvent`.
@@ -1805,6 +1809,18 @@ components:
         stream's last event; without it the stream stays open while its
         client is there.
       schema: { type: integer, minimum: 1, maximum: 86400000 }
+    StreamBuffer:
+      name: buffer_kib
+      in: query
+      description: |
+        How much the gateway may hold for this stream's client while the
+        client does not read (KiB; default 256). Past it the client is
+        dropped (a `: dropped: client too slow` comment, then the end of the
+        stream). A client that must not lose values through a stall of its
+        own (a process descheduled on a busy host) asks for more; the
+        gateway caps it to its `--stream-buffer-max` (default 16384 KiB).
+        The buffer grows only with what is unread.
+      schema: { type: integer, minimum: 1, maximum: 1073741824 }
     IfNoneMatch:
       name: If-None-Match
       in: header
@@ -3347,6 +3363,7 @@ paths:
       - $ref: '#/components/parameters/Duplicates'
       - $ref: '#/components/parameters/AdapterQuery'
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       - $ref: '#/components/parameters/AddressFilter'
       - $ref: '#/components/parameters/AddressPrefixFilter'
       - $ref: '#/components/parameters/ServiceDataFilter'
@@ -4155,6 +4172,7 @@ paths:
       parameters:
       - $ref: '#/components/parameters/Encoding'
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: |
@@ -4487,6 +4505,7 @@ paths:
           type: integer
           minimum: 0
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: |
@@ -4836,6 +4855,7 @@ paths:
           type: integer
           minimum: 0
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: A `text/event-stream`; `data` is a `PeripheralEvent`.
@@ -5243,6 +5263,21 @@ components:
         type: integer
         minimum: 1
         maximum: 86400000
+    StreamBuffer:
+      name: buffer_kib
+      in: query
+      description: |
+        How much the gateway may hold for this stream's client while the
+        client does not read (KiB; default 256). Past it the client is
+        dropped (a `: dropped: client too slow` comment, then the end of the
+        stream). A client that must not lose values through a stall of its
+        own (a process descheduled on a busy host) asks for more; the
+        gateway caps it to its `--stream-buffer-max` (default 16384 KiB).
+        The buffer grows only with what is unread.
+      schema:
+        type: integer
+        minimum: 1
+        maximum: 1073741824
     IfNoneMatch:
       name: If-None-Match
       in: header

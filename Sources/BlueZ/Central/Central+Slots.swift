@@ -37,13 +37,12 @@ extension Central {
     {
         let promise = Promise<Void, BlueZError>()
         let limits = options.slotLimits
-        let id = state.withLock { state in
+        let id = update { state in
             let id = state.makeID()
             // Behind every earlier request: a slot one of them can take is
             // not this one's.
             state.slots.queue.append(.init(id: id, address: address, adapter: adapter, promise: promise))
-            let tree = state.tree
-            state.slots.serve(in: tree, limits: limits)
+            Self.serveSlots(in: &state, limits: limits)
             return id
         }
         let place = adapter.map { "on \($0)" } ?? "on any adapter that hears it"
@@ -67,10 +66,18 @@ extension Central {
     /// (the mirror counts it), and the next waiting request may take it.
     func releaseSlot(_ grant: ConnectionSlots.Grant) {
         let limits = options.slotLimits
-        state.withLock { state in
+        update { state in
             state.slots.reserved[grant.id] = nil
-            let tree = state.tree
-            state.slots.serve(in: tree, limits: limits)
+            Self.serveSlots(in: &state, limits: limits)
+        }
+    }
+
+    /// Serves the waiting requests that slots allow now; their callers
+    /// wake after the lock is released.
+    static func serveSlots(in state: inout CentralState, limits: SlotLimits) {
+        let tree = state.tree
+        for promise in state.slots.serve(in: tree, limits: limits) {
+            state.deliveries.append(.outcome(promise, .success(())))
         }
     }
 }

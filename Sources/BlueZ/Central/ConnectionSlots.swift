@@ -91,9 +91,11 @@ struct ConnectionSlots {
     }
 
     /// Serves waiting requests in order, each as far as slots allow, and
-    /// wakes their callers (resolving a promise never blocks).
-    mutating func serve(in tree: ObjectTree, limits: SlotLimits) {
-        guard !queue.isEmpty else { return }
+    /// returns the promises of those served, for the caller to resolve
+    /// after releasing the lock (`Delivery.outcome`).
+    mutating func serve(in tree: ObjectTree, limits: SlotLimits) -> [Promise<Void, BlueZError>] {
+        guard !queue.isEmpty else { return [] }
+        var served: [Promise<Void, BlueZError>] = []
         var waiting: [Request] = []
         for request in queue {
             guard let (adapter, path) = choose(request.address, adapter: request.adapter, in: tree, limits: limits)
@@ -104,8 +106,9 @@ struct ConnectionSlots {
             let grant = Grant(id: request.id, adapter: adapter, path: path)
             reserved[request.id] = grant
             granted[request.id] = grant
-            request.promise.resolve(.success(()))
+            served.append(request.promise)
         }
         queue = waiting
+        return served
     }
 }
