@@ -162,6 +162,7 @@ public final class ConnectionKeeper: Sendable {
     public func release(_ address: BluetoothAddress, adapter: String) -> Bool {
         central.leaveConnectedOnStop(address, adapter: adapter, false)
         let entry = state.withLock { $0.entries.removeValue(forKey: Self.key(adapter, address)) }
+        if let via = entry?.device.via, via != adapter { central.leaveConnectedOnStop(address, adapter: via, false) }
         entry?.task?.cancel()
         return entry != nil
     }
@@ -290,6 +291,7 @@ public final class ConnectionKeeper: Sendable {
                 update(key) { $0.status = .givenUp }
                 state.withLock { $0.entries[key]?.task = nil }
                 central.leaveConnectedOnStop(address, adapter: adapter, false)
+                if via != adapter { central.leaveConnectedOnStop(address, adapter: via, false) }
                 emit(.givenUp(adapter: adapter, address: address, attempts: failed, reason: reason))
                 return
             }
@@ -303,6 +305,8 @@ public final class ConnectionKeeper: Sendable {
                     address, adapter: moved ? nil : adapter, timeout: policy.connectTimeout)
                 via = device.adapter
                 update(key) { $0.via = device.adapter }
+                // Left connected at stop through whichever adapter holds it.
+                if via != adapter { central.leaveConnectedOnStop(address, adapter: via, true) }
             } catch {
                 if Task.isCancelled { return }
                 // The adapter or BlueZ went away under the attempt (bluetoothd
