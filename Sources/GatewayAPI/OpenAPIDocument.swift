@@ -713,6 +713,16 @@ paths:
         looked for first: the gateway scans, sharing discovery with any
         running scan, until the device advertises, then connects, all
         within the timeout. A device that is not heard in time is a 504.
+
+        Each adapter holds a limited number of connections (its connection
+        slots, `--connection-slots`, 7 by default; `connection_slots` in
+        `/v1/adapters`). With no `?adapter=` (and no `--adapter`), the
+        connection goes to the powered adapter that hears the device best
+        (the RSSI of the device under each adapter) among those with a free
+        slot; the answer's `adapter` says which. When no adapter that could
+        take it has a free slot, the request waits, behind earlier ones, for
+        a device to disconnect or drop its link, until its timeout; then it
+        is a 503 `no-connection-slot` with `Retry-After`.
       parameters:
         - $ref: "#/components/parameters/Timeout"
       responses:
@@ -788,6 +798,12 @@ paths:
         bluetoothd does not list a kept device (it restarts, or the device
         is out of range), `GET /v1/devices/{address}` answers what the
         gateway knows of it, disconnected, never 404.
+
+        With no `?adapter=` (and no `--adapter`), the device is kept on the
+        adapter that hears it best with a free connection slot. When its
+        adapter goes away (a USB adapter unplugged), the gateway connects
+        the device through the adapter that hears it best (`via`); it stays
+        kept under its own adapter.
       requestBody:
         required: false
         content:
@@ -1962,10 +1978,12 @@ components:
             detail: "the gateway holds 32 kept devices, its limit (--max-kept-devices 32): remove one first"
     Unavailable:
       description: |
-        The adapter is off or missing (`adapter-unavailable`), or BlueZ is
+        The adapter is off or missing (`adapter-unavailable`), BlueZ is
         unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
         running or the D-Bus connection is lost; the gateway recovers by
-        itself: try again after `Retry-After` seconds).
+        itself: try again after `Retry-After` seconds), or no adapter that
+        could take a connection had a free slot before the request's timeout
+        (`no-connection-slot`, with `Retry-After`).
       headers:
         Retry-After:
           schema: { type: integer }
@@ -2094,6 +2112,18 @@ components:
           type: string
           enum: [powered-on, powered-off, unavailable]
           description: As Core Bluetooth's manager state.
+        connection_slots:
+          type: object
+          description: |
+            The adapter's connection slots (not in events' `details`). BlueZ
+            does not expose a controller's connection limit, so `limit` is
+            `--connection-slots`.
+          required: [limit, used, free, queued]
+          properties:
+            limit: { type: integer, minimum: 1, description: Connections the adapter holds at once. }
+            used: { type: integer, minimum: 0, description: Connected devices and connections being made through it. }
+            free: { type: integer, minimum: 0 }
+            queued: { type: integer, minimum: 0, description: Connections waiting for a slot that this adapter could serve. }
     AdapterUpdate:
       type: object
       required: [powered]
@@ -2393,9 +2423,16 @@ components:
         last_reason: { type: string, description: Why the last attempt to subscribe failed or the subscription ended. }
     KeptConnection:
       type: object
-      required: [adapter, address, status, failed_attempts, max_attempts]
+      required: [adapter, via, address, status, failed_attempts, max_attempts]
       properties:
-        adapter: { type: string, example: hci0 }
+        adapter: { type: string, example: hci0, description: The adapter the device is kept on. }
+        via:
+          type: string
+          example: hci0
+          description: |
+            The adapter the device is connected (or being connected) through:
+            `adapter` while it is present; after it went away (unplugged),
+            the adapter that heard the device best.
         address: { $ref: "#/components/schemas/Address" }
         status:
           type: string
@@ -3712,6 +3749,16 @@ paths:
         looked for first: the gateway scans, sharing discovery with any
         running scan, until the device advertises, then connects, all
         within the timeout. A device that is not heard in time is a 504.
+
+        Each adapter holds a limited number of connections (its connection
+        slots, `--connection-slots`, 7 by default; `connection_slots` in
+        `/v1/adapters`). With no `?adapter=` (and no `--adapter`), the
+        connection goes to the powered adapter that hears the device best
+        (the RSSI of the device under each adapter) among those with a free
+        slot; the answer's `adapter` says which. When no adapter that could
+        take it has a free slot, the request waits, behind earlier ones, for
+        a device to disconnect or drop its link, until its timeout; then it
+        is a 503 `no-connection-slot` with `Retry-After`.
       parameters:
       - $ref: '#/components/parameters/Timeout'
       responses:
@@ -3807,6 +3854,12 @@ paths:
         bluetoothd does not list a kept device (it restarts, or the device
         is out of range), `GET /v1/devices/{address}` answers what the
         gateway knows of it, disconnected, never 404.
+
+        With no `?adapter=` (and no `--adapter`), the device is kept on the
+        adapter that hears it best with a free connection slot. When its
+        adapter goes away (a USB adapter unplugged), the gateway connects
+        the device through the adapter that hears it best (`via`); it stays
+        kept under its own adapter.
       requestBody:
         required: false
         content:
@@ -5430,10 +5483,12 @@ components:
               first'
     Unavailable:
       description: |
-        The adapter is off or missing (`adapter-unavailable`), or BlueZ is
+        The adapter is off or missing (`adapter-unavailable`), BlueZ is
         unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
         running or the D-Bus connection is lost; the gateway recovers by
-        itself: try again after `Retry-After` seconds).
+        itself: try again after `Retry-After` seconds), or no adapter that
+        could take a connection had a free slot before the request's timeout
+        (`no-connection-slot`, with `Retry-After`).
       headers:
         Retry-After:
           schema:
@@ -5652,6 +5707,33 @@ components:
           - powered-off
           - unavailable
           description: As Core Bluetooth's manager state.
+        connection_slots:
+          type: object
+          description: |
+            The adapter's connection slots (not in events' `details`). BlueZ
+            does not expose a controller's connection limit, so `limit` is
+            `--connection-slots`.
+          required:
+          - limit
+          - used
+          - free
+          - queued
+          properties:
+            limit:
+              type: integer
+              minimum: 1
+              description: Connections the adapter holds at once.
+            used:
+              type: integer
+              minimum: 0
+              description: Connected devices and connections being made through it.
+            free:
+              type: integer
+              minimum: 0
+            queued:
+              type: integer
+              minimum: 0
+              description: Connections waiting for a slot that this adapter could serve.
     AdapterUpdate:
       type: object
       required:
@@ -6207,6 +6289,7 @@ components:
       type: object
       required:
       - adapter
+      - via
       - address
       - status
       - failed_attempts
@@ -6215,6 +6298,14 @@ components:
         adapter:
           type: string
           example: hci0
+          description: The adapter the device is kept on.
+        via:
+          type: string
+          example: hci0
+          description: |
+            The adapter the device is connected (or being connected) through:
+            `adapter` while it is present; after it went away (unplugged),
+            the adapter that heard the device best.
         address:
           $ref: '#/components/schemas/Address'
         status:
