@@ -111,6 +111,8 @@ enum GatewayLauncher {
         let bridge: Bridge?
         do {
             bridge = try makeBridge(settings, gateway: gateway, logger: logger)
+            // The bridge is the fleet behind `/v1/fleet/…` (docs/fleet.md).
+            if let bridge, bridge.configuration.fleet { gateway.attachFleet(bridge) }
             // Values that reach streams on a D-Bus thread wake
             // libmicrohttpd's thread once per turn of that thread, not
             // once per value.
