@@ -9,6 +9,9 @@ extension Bridge {
     /// Fleet requests remembered at once, at most: a flood of them is
     /// ignored past this, not stored.
     static let pendingFleetRequestLimit = 4_096
+    /// Extra claim steps a gateway waits when others know the device and it
+    /// does not (4 × 500 ms by default).
+    static let uninformedClaimSteps = 4
 
     /// A request to `any` this gateway has seen and not yet seen finished.
     struct FleetRequest: Sendable {
@@ -152,13 +155,19 @@ extension Bridge {
     func scheduleClaim(_ request: String) {
         guard let pending = fleetRequests.withLock({ $0[request] }) else { return }
         let me = configuration.gatewayID
-        let rank = fleet.withLock { view -> Int? in
+        let place = fleet.withLock { view -> (rank: Int, informed: Int)? in
             guard view.winner(of: request) == nil, !view.isFinished(request) else { return nil }
-            let order = view.ranking(for: pending.device, now: .now)
-            return order.firstIndex(of: me) ?? order.count
+            let now = ContinuousClock.now
+            let order = view.ranking(for: pending.device, now: now)
+            return (order.firstIndex(of: me) ?? order.count, view.informedCount(for: pending.device, now: now))
         }
-        guard let rank else { return }
-        let delay = configuration.claimStep * rank
+        guard let place else { return }
+        let rank = place.rank
+        // A gateway that does not know the device stands back further when
+        // some gateway does: a loaded machine that hears the device must not
+        // lose the claim to one that cannot reach it by one step's lateness.
+        let standBack = place.informed > 0 && rank >= place.informed ? Self.uninformedClaimSteps : 0
+        let delay = configuration.claimStep * (rank + standBack)
         Task { [weak self] in
             if rank > 0 { try? await Task.sleep(for: delay) }
             guard let self else { return }
