@@ -60,7 +60,10 @@ extension Bridge: FleetAccess {
             for filter in filters {
                 _ = try await client.subscribe(filter, qos: .atLeastOnce, waitForAcknowledgement: false) {
                     [weak self] message in
-                    guard let self, let gateway = Self.level(1, of: message.topic), gateway != "any" else { return }
+                    // `any` and `replies` are the fleet's own levels, not gateways.
+                    guard let self, let gateway = Self.level(1, of: message.topic), gateway != "any",
+                        gateway != "replies"
+                    else { return }
                     self.directory.withLock { $0.seen(gateway, at: Date()) }
                     self.handOver(message, from: gateway)
                 }
@@ -131,6 +134,9 @@ extension Bridge: FleetAccess {
     /// The time a message of another gateway speaks for: its own
     /// `timestamp` when it has one, else now.
     static func timestamp(of object: JSONField) -> Date {
-        (try? object["timestamp"].string()).flatMap { try? Date($0, strategy: .iso8601) } ?? Date()
+        guard let text = (try? object["timestamp"].string()) ?? nil else { return Date() }
+        // Events carry milliseconds (`…:00.120Z`), presence whole seconds.
+        return (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: .iso8601)) ?? Date()
     }
 }

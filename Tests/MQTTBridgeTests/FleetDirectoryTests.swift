@@ -29,6 +29,15 @@ struct FleetDirectoryTests {
         #expect(directory.devices(now: now).isEmpty)
     }
 
+    @Test func aMessageSpeaksForTheTimeItCarries() throws {
+        let event = Bridge.object(Array(#"{"type":"device-connected","timestamp":"2026-11-21T10:00:00.120Z"}"#.utf8))
+        let presence = Bridge.object(Array(#"{"rssi":-50,"timestamp":"2026-11-21T10:00:01Z"}"#.utf8))
+        #expect(abs(Bridge.timestamp(of: event).timeIntervalSince1970 - 1_795_255_200.12) < 0.001)
+        #expect(abs(Bridge.timestamp(of: presence).timeIntervalSince1970 - 1_795_255_201) < 0.001)
+        let none = Bridge.timestamp(of: Bridge.object([]))
+        #expect(abs(none.timeIntervalSinceNow) < 60)
+    }
+
     @Test func gatewaysCountWhatTheyHearConnectAndKeep() {
         var directory = FleetDirectory(presenceFreshness: .seconds(60))
         let now = Date()
