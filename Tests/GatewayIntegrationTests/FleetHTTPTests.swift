@@ -135,6 +135,17 @@ import TestSupport
         let tagged = connected.first { $0.type == "device-connected" }
         #expect(tagged?.json["address"] as? String == Self.onlyB, "\(connected.map(\.data))")
         #expect(tagged?.id != nil)
+        // Resumable within this gateway's buffer: from just before it, the
+        // same event again, with the same id.
+        if let id = tagged?.id.flatMap(UInt64.init), id > 0 {
+            let resumed = try a.stream("/v1/fleet/events", headers: Self.auth.merging(["Last-Event-ID": String(id - 1)]) { $1 })
+            defer { resumed.close() }
+            let replayed = await resumed.waitFor(timeout: .seconds(20)) { $0.contains { $0.id == tagged?.id } }
+            let again = replayed.first { $0.id == tagged?.id }
+            #expect(again?.type == "device-connected" && again?.json["gateway"] as? String == "g-b", "\(replayed.map(\.data))")
+        } else {
+            Issue.record("the tagged event has no numeric id: \(String(describing: tagged?.id))")
+        }
 
         // Kept through g-a: g-b keeps it, and the merged view says so.
         let keep = try await a.request(
