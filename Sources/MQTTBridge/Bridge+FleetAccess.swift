@@ -21,6 +21,10 @@ extension Bridge: FleetAccess {
     /// `fleetReplyTopic` with the same correlation data.
     public func send(_ command: FleetCommand, timeout: Duration) async throws(FleetError) -> FleetAnswer {
         guard configuration.fleet else { throw .unavailable("this gateway's MQTT bridge runs without the fleet") }
+        guard client.configuration.protocolVersion == .v5 else {
+            // MQTT 3.1.1 carries no response topic nor correlation data.
+            throw .unavailable("fleet commands need MQTT 5 (this bridge speaks 3.1.1)")
+        }
         guard client.connectionState.isConnected else { throw .unavailable("this gateway is not connected to the MQTT broker") }
         let correlation = Array(UUID().uuidString.utf8)
         let promise = Promise<FleetAnswer, FleetError>()
