@@ -16,6 +16,7 @@ JSON object instead.
 BINARY defaults to .build/release/blegateway. Not a test: the figures
 depend on the machine and its load.
 """
+
 import argparse
 import http.client
 import json
@@ -54,7 +55,7 @@ DEVICE_YAML = f"""  - address: "{DEVICE}"
 """
 
 
-def wait_for_port(port, deadline=60):
+def wait_for_port(port: int, deadline: float = 60) -> None:
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         try:
@@ -65,20 +66,23 @@ def wait_for_port(port, deadline=60):
     raise SystemExit(f"nothing listens on {port}")
 
 
-def free_port():
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
-def request(connection, method, path, body=None):
+def request(
+    connection: http.client.HTTPConnection, method: str, path: str, body: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
     headers = {"Content-Type": "application/json"} if body is not None else {}
     connection.request(method, path, body=body, headers=headers)
     response = connection.getresponse()
     return response.status, dict(response.getheaders()), response.read()
 
 
-def figures(samples):
+def figures(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
     return {
         "reads": len(ordered),
@@ -88,7 +92,7 @@ def figures(samples):
     }
 
 
-def main():
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/release/blegateway")
     parser.add_argument("--count", type=int, default=200)
@@ -101,21 +105,37 @@ def main():
         conf.write(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n")
         if os.getuid() == 0:
             conf.write("user root\n")
-    processes = [subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")],
-                                  stderr=subprocess.DEVNULL)]
+    processes: list[subprocess.Popen[bytes]] = [
+        subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")], stderr=subprocess.DEVNULL)
+    ]
     try:
         wait_for_port(broker_port)
-        ports = {}
+        ports: dict[str, int] = {}
         for index, name in enumerate(["near", "far"]):
             scenario = os.path.join(directory, f"{name}.yaml")
             with open(scenario, "w") as file:
                 file.write(SCENARIO.format(index=index, devices=DEVICE_YAML if name == "near" else "  []"))
             ports[name] = free_port()
-            processes.append(subprocess.Popen(
-                [args.binary, "serve", "--simulate", scenario, "--listen", f"127.0.0.1:{ports[name]}",
-                 "--log-level", "warning", "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--gateway-id", name,
-                 "--mqtt-commands"],
-                stderr=open(os.path.join(directory, f"{name}.log"), "w")))
+            processes.append(
+                subprocess.Popen(
+                    [
+                        args.binary,
+                        "serve",
+                        "--simulate",
+                        scenario,
+                        "--listen",
+                        f"127.0.0.1:{ports[name]}",
+                        "--log-level",
+                        "warning",
+                        "--mqtt",
+                        f"mqtt://127.0.0.1:{broker_port}",
+                        "--gateway-id",
+                        name,
+                        "--mqtt-commands",
+                    ],
+                    stderr=open(os.path.join(directory, f"{name}.log"), "w"),
+                )
+            )
         for port in ports.values():
             wait_for_port(port)
         near = http.client.HTTPConnection("127.0.0.1", ports["near"], timeout=60)
@@ -133,7 +153,8 @@ def main():
             time.sleep(0.1)
         else:
             raise SystemExit(f"far never saw the connection: {body[:300]!r}")
-        direct, forwarded = [], []
+        direct: list[float] = []
+        forwarded: list[float] = []
         value = f"/devices/{DEVICE}/characteristics/2a19/value"
         for _ in range(10):  # warm-up, not counted
             request(near, "GET", "/v1" + value)
@@ -149,16 +170,19 @@ def main():
             forwarded.append(time.monotonic() - started)
             if status != 200 or headers.get("Gateway") != "near":
                 raise SystemExit(f"fleet read: {status} {headers} {body[:300]!r}")
-        result = {"direct": figures(direct), "fleet": figures(forwarded)}
-        result["added_p50_ms"] = round(result["fleet"]["p50_ms"] - result["direct"]["p50_ms"], 2)
+        result: dict[str, object] = {"direct": figures(direct), "fleet": figures(forwarded)}
+        added = figures(forwarded)["p50_ms"] - figures(direct)["p50_ms"]
+        result["added_p50_ms"] = round(added, 2)
         if args.json:
             print(json.dumps(result))
         else:
-            for name in ("direct", "fleet"):
-                f = result[name]
-                print(f"{name:7} {f['reads']} reads: p50 {f['p50_ms']} ms, p90 {f['p90_ms']} ms, "
-                      f"slowest {f['slowest_ms']} ms")
-            print(f"added by the fleet (p50): {result['added_p50_ms']} ms")
+            for name, samples in (("direct", direct), ("fleet", forwarded)):
+                f = figures(samples)
+                print(
+                    f"{name:7} {f['reads']} reads: p50 {f['p50_ms']} ms, p90 {f['p90_ms']} ms, "
+                    f"slowest {f['slowest_ms']} ms"
+                )
+            print(f"added by the fleet (p50): {round(added, 2)} ms")
     finally:
         for process in reversed(processes):
             if process.poll() is None:
