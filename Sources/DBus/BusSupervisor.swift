@@ -48,17 +48,18 @@ public final class BusSupervisor: Sendable {
 
     public let address: BusAddress
     public let backoff: Backoff
-    private let maxPendingCalls: Int
     private let current: Mutex<Connection>
     /// `blegateway_dbus_reconnect_attempts_total`: every try at a new
     /// connection; made with the supervisor, so it reads 0 before the first.
     private let reconnectAttempts = Counter(label: "blegateway_dbus_reconnect_attempts_total")
 
-    /// Supervises `connection`, an open connection to `address`.
-    public init(address: BusAddress, connection: Connection, backoff: Backoff = Backoff(), maxPendingCalls: Int = 100) {
+    /// Supervises `connection`, an open connection to `address`. Its
+    /// replacements are set up with its configuration
+    /// (`Connection.configuration`: the pending-call limit, the end-of-turn
+    /// work).
+    public init(address: BusAddress, connection: Connection, backoff: Backoff = Backoff()) {
         self.address = address
         self.backoff = backoff
-        self.maxPendingCalls = maxPendingCalls
         self.current = Mutex(connection)
     }
 
@@ -80,12 +81,13 @@ public final class BusSupervisor: Sendable {
             guard !Task.isCancelled else { return }
             guard connection.wasDroppedByBus else { return }  // its owner closed it
             try? await report(.disconnected(reason))
+            let configuration = connection.configuration
             var attempt = 1
             while true {
                 reconnectAttempts.increment()
                 var replacement: Connection?
                 do {
-                    let connection = try await Connection.connect(to: address, maxPendingCalls: maxPendingCalls)
+                    let connection = try await Connection.connect(to: address, configuration: configuration)
                     replacement = connection
                     if Task.isCancelled {
                         connection.close()

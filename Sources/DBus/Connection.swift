@@ -27,6 +27,9 @@ public final class Connection: Sendable {
     private let callSlots: AsyncSemaphore
     private let nextCallID = Atomic<UInt64>(1)
 
+    /// How it was set up.
+    public let configuration: Configuration
+
     /// The default time to wait for a reply, as libdbus's default.
     public static let defaultTimeout: Duration = .seconds(25)
 
@@ -36,7 +39,14 @@ public final class Connection: Sendable {
     ///   once; further calls wait for a free slot. The system bus refuses more
     ///   than 128 pending replies per connection, so the default stays below.
     public static func connect(to address: BusAddress, maxPendingCalls: Int = 100) async throws -> Connection {
+        try await connect(to: address, configuration: Configuration(maxPendingCalls: maxPendingCalls))
+    }
+
+    /// Connects to a bus and registers on it, set up by `configuration`
+    /// (its pending-call limit, its end-of-turn work).
+    public static func connect(to address: BusAddress, configuration: Configuration) async throws -> Connection {
         let loop = try EventLoop()
+        loop.onTurnEnded = configuration.endOfTurn
         let router = SignalRouter()
         let objects = ObjectServer(loop: loop)
         loop.onMessage = { message in
@@ -65,12 +75,12 @@ public final class Connection: Sendable {
         let name = try await loop.start(address: address)
         return Connection(
             uniqueName: name, address: address, loop: loop, router: router, objects: objects, end: end,
-            maxPendingCalls: maxPendingCalls)
+            configuration: configuration)
     }
 
     private init(
         uniqueName: BusName, address: BusAddress, loop: EventLoop, router: SignalRouter, objects: ObjectServer,
-        end: ConnectionEnd, maxPendingCalls: Int
+        end: ConnectionEnd, configuration: Configuration
     ) {
         self.uniqueName = uniqueName
         self.address = address
@@ -78,7 +88,8 @@ public final class Connection: Sendable {
         self.router = router
         self.objects = objects
         self.end = end
-        self.callSlots = AsyncSemaphore(slots: max(1, maxPendingCalls))
+        self.configuration = configuration
+        self.callSlots = AsyncSemaphore(slots: max(1, configuration.maxPendingCalls))
     }
 
     deinit {
@@ -89,16 +100,6 @@ public final class Connection: Sendable {
     /// signal streams end, the loop thread is joined. Idempotent.
     public func close() {
         loop.shutdown()
-    }
-
-    /// Has every connection's thread call `observer` at the end of each of
-    /// its turns: after it has handled what its poll returned and
-    /// dispatched the messages it read, before it waits again. For work
-    /// that handlers queue as they go and that is cheaper done once per
-    /// turn (waking another thread once for many messages). `observer` runs
-    /// on the loop thread; it must be quick and must not block.
-    public static func atEndOfEachTurn(_ observer: @escaping @Sendable () -> Void) {
-        TurnObservers.shared.add(observer)
     }
 
     /// Whether the connection is open (not closed, and the bus did not drop it).

@@ -75,9 +75,10 @@ public final class Gateway: Sendable {
 
     /// Starts feeding the central's events into the event log.
     public func start() {
-        // On the thread that observed each event: a value reaches the log
-        // (and `/v1/events` streams and the store's queue) with no task
-        // woken for it, as it reaches notification streams.
+        // On the thread that delivers each event, after the central's lock
+        // is released: a value reaches the log (and `/v1/events` streams and
+        // the store's queue) with no task woken for it, as it reaches
+        // notification streams.
         let handler = central.addEventHandler { [self] event in
             GatewayEvent(event).publish(to: log)
             if let device = pairingWatch.newlyPaired(event) { publishPairedByBluetoothd(device) }
@@ -138,10 +139,9 @@ public final class Gateway: Sendable {
     /// Open event streams (scan, notification and event streams).
     public var openStreamCount: Int { streams.count }
 
-    /// The configuration of every event stream's writer.
-    var streamConfiguration: StreamConfiguration {
-        StreamConfiguration(
-            heartbeatInterval: configuration.heartbeatInterval, maxBufferedBytes: configuration.streamBufferBytes)
+    /// The configuration of an event stream's writer for `request`.
+    func streamConfiguration(_ request: Request) throws(Problem) -> StreamConfiguration {
+        try configuration.streamConfiguration(for: request)
     }
 
     /// The router with every route and the middleware (request ids, metrics,

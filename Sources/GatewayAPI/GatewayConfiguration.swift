@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// What a gateway serves and how.
 public struct GatewayConfiguration: Sendable {
     /// The version reported by `GET /v1`.
@@ -14,8 +16,13 @@ public struct GatewayConfiguration: Sendable {
     public var replayBufferSize: Int
     /// The comment heartbeat of event streams.
     public var heartbeatInterval: Duration
-    /// How much a slow stream client may fall behind before it is dropped.
+    /// How much a slow stream client may fall behind before it is dropped,
+    /// unless it asks for more with `?buffer_kib=`.
     public var streamBufferBytes: Int
+    /// The most a stream's client may ask for with `?buffer_kib=` (a larger
+    /// request is capped to it). The buffer grows only with what the client
+    /// has not read: a client that keeps up costs nothing more.
+    public var maximumStreamBufferBytes: Int = 16 * 1024 * 1024
     /// Operations' timeout when the request gives none.
     public var defaultTimeout: Duration
     /// The longest `timeout_ms` a request may ask for.
@@ -57,5 +64,20 @@ public struct GatewayConfiguration: Sendable {
         self.defaultScanDuration = defaultScanDuration
         self.maximumScanDuration = maximumScanDuration
         self.metricsExposition = metricsExposition
+    }
+}
+
+extension GatewayConfiguration {
+    /// The configuration of an event stream's writer: the gateway's, with
+    /// the buffer the request asks for (`?buffer_kib=`, capped to
+    /// `maximumStreamBufferBytes`). A client that cannot afford to miss a
+    /// value through a stall of its own (a process descheduled for a moment
+    /// on a busy host) asks for more than the default.
+    func streamConfiguration(for request: Request) throws(Problem) -> StreamConfiguration {
+        var bytes = streamBufferBytes
+        if let kibibytes = try request.integer("buffer_kib", in: 1...(1 << 30)) {
+            bytes = min(kibibytes * 1024, max(maximumStreamBufferBytes, streamBufferBytes))
+        }
+        return StreamConfiguration(heartbeatInterval: heartbeatInterval, maxBufferedBytes: bytes)
     }
 }

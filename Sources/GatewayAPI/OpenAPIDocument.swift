@@ -443,6 +443,7 @@ paths:
         - $ref: "#/components/parameters/Duplicates"
         - $ref: "#/components/parameters/AdapterQuery"
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
         - $ref: "#/components/parameters/AddressFilter"
         - $ref: "#/components/parameters/AddressPrefixFilter"
         - $ref: "#/components/parameters/ServiceDataFilter"
@@ -1031,6 +1032,7 @@ paths:
       parameters:
         - $ref: "#/components/parameters/Encoding"
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: |
@@ -1268,6 +1270,7 @@ paths:
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: |
@@ -1508,6 +1511,7 @@ paths:
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: A `text/event-stream`; `data` is a `PeripheralEvent`.
@@ -1875,6 +1879,7 @@ paths:
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
           schema: { type: integer, minimum: 0 }
         - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
       responses:
         "200":
           description: |
@@ -2039,6 +2044,18 @@ components:
         stream's last event; without it the stream stays open while its
         client is there.
       schema: { type: integer, minimum: 1, maximum: 86400000 }
+    StreamBuffer:
+      name: buffer_kib
+      in: query
+      description: |
+        How much the gateway may hold for this stream's client while the
+        client does not read (KiB; default 256). Past it the client is
+        dropped (a `: dropped: client too slow` comment, then the end of the
+        stream). A client that must not lose values through a stall of its
+        own (a process descheduled on a busy host) asks for more; the
+        gateway caps it to its `--stream-buffer-max` (default 16384 KiB).
+        The buffer grows only with what is unread.
+      schema: { type: integer, minimum: 1, maximum: 1073741824 }
     IfNoneMatch:
       name: If-None-Match
       in: header
@@ -3647,6 +3664,7 @@ paths:
       - $ref: '#/components/parameters/Duplicates'
       - $ref: '#/components/parameters/AdapterQuery'
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       - $ref: '#/components/parameters/AddressFilter'
       - $ref: '#/components/parameters/AddressPrefixFilter'
       - $ref: '#/components/parameters/ServiceDataFilter'
@@ -4439,6 +4457,7 @@ paths:
       parameters:
       - $ref: '#/components/parameters/Encoding'
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: |
@@ -4771,6 +4790,7 @@ paths:
           type: integer
           minimum: 0
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: |
@@ -5120,6 +5140,7 @@ paths:
           type: integer
           minimum: 0
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: A `text/event-stream`; `data` is a `PeripheralEvent`.
@@ -5629,6 +5650,7 @@ paths:
           type: integer
           minimum: 0
       - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
       responses:
         '200':
           description: |
@@ -5853,6 +5875,21 @@ components:
         type: integer
         minimum: 1
         maximum: 86400000
+    StreamBuffer:
+      name: buffer_kib
+      in: query
+      description: |
+        How much the gateway may hold for this stream's client while the
+        client does not read (KiB; default 256). Past it the client is
+        dropped (a `: dropped: client too slow` comment, then the end of the
+        stream). A client that must not lose values through a stall of its
+        own (a process descheduled on a busy host) asks for more; the
+        gateway caps it to its `--stream-buffer-max` (default 16384 KiB).
+        The buffer grows only with what is unread.
+      schema:
+        type: integer
+        minimum: 1
+        maximum: 1073741824
     IfNoneMatch:
       name: If-None-Match
       in: header

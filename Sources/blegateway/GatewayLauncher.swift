@@ -39,7 +39,12 @@ enum GatewayLauncher {
         let busAddress = simulation.map { BusAddress.address($0.daemon.address) } ?? settings.bus
         let connection: Connection
         do {
-            connection = try await Connection.connect(to: busAddress)
+            // Values that reach streams on the D-Bus thread wake
+            // libmicrohttpd's thread once per turn of that thread, not once
+            // per value: the connection (and any that replaces it) ends
+            // each turn by resuming the streams written in it.
+            connection = try await Connection.connect(
+                to: busAddress, configuration: Connection.Configuration(endOfTurn: { StreamWriter.resumeDeferred() }))
         } catch {
             await simulation?.stop()
             await state?.abandon()
@@ -74,6 +79,7 @@ enum GatewayLauncher {
             version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
             defaultAdapter: settings.adapter, simulated: simulation != nil, replayBufferSize: settings.replayBuffer,
             heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
+        configuration.maximumStreamBufferBytes = settings.streamBufferMax
         configuration.pairingRequestTimeout = settings.pairingRequestTimeout
         configuration.presenceTimeout = settings.presenceTimeout
         configuration.quotas = settings.quotas
@@ -113,10 +119,6 @@ enum GatewayLauncher {
             bridge = try makeBridge(settings, gateway: gateway, logger: logger)
             // The bridge is the fleet behind `/v1/fleet/…` (docs/fleet.md).
             if let bridge, bridge.configuration.fleet { gateway.attachFleet(bridge) }
-            // Values that reach streams on a D-Bus thread wake
-            // libmicrohttpd's thread once per turn of that thread, not
-            // once per value.
-            Connection.atEndOfEachTurn { StreamWriter.resumeDeferred() }
             server = try startServer(settings, responder: gateway.router(), logger: logger)
         } catch {
             await agent.stop()

@@ -138,6 +138,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("replay-buffer"), help: "How many past events GET /v1/events can replay.")
     var replayBuffer = 4096
 
+    @Option(
+        name: .customLong("stream-buffer-max"),
+        help: ArgumentHelp(
+            "The most KiB an event stream may ask to hold for its client (?buffer_kib=).",
+            discussion: "A stream holds at most 256 KiB its client has not read, then drops the client; a client that must not lose values through a stall of its own asks for more, up to this. The buffer grows only with what is unread.",
+            valueName: "KIB"))
+    var streamBufferMax = 16384
+
     @Option(name: .customLong("max-connections"), help: "The most HTTP connections served at once (streams included).")
     var maxConnections = 1024
 
@@ -219,6 +227,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--heartbeat-interval must be 0.05 to 3600 seconds")
         }
         guard (1...1_000_000).contains(replayBuffer) else { throw ValidationError("--replay-buffer must be 1 to 1000000") }
+        guard (256...4_194_304).contains(streamBufferMax) else {
+            throw ValidationError("--stream-buffer-max must be 256 to 4194304 KiB")
+        }
         guard (16...100_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 16 to 100000") }
         guard (0...100_000).contains(maxConnectionsPerClient) else {
             throw ValidationError("--max-connections-per-client must be 0 to 100000")

@@ -17,6 +17,7 @@ extension Settings {
             ("simulate", simulate ?? "(off)"),
             ("state-dir", keepsState ? stateDirectory ?? "(a temporary directory)" : "(none: --no-state)"),
             ("replay-buffer", String(replayBuffer)),
+            ("stream-buffer-max", String(streamBufferMax / 1024)),
             ("max-connections", String(maxConnections)),
             ("max-connections-per-client", String(maxConnectionsPerClient)),
             ("request-header-timeout", "\(requestHeaderTimeout)"),

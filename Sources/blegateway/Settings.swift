@@ -21,6 +21,7 @@ struct Settings {
     /// nil: the real bluetoothd; `SimulateArgument.builtIn` or a scenario path.
     var simulate: String?
     var replayBuffer: Int
+    var streamBufferMax: Int
     var maxConnections: Int
     var maxConnectionsPerClient: Int
     var requestHeaderTimeout: Duration
@@ -101,6 +102,7 @@ struct Settings {
         }
         if stateDirectory == nil, simulate == nil, keepsState { stateDirectory = Self.defaultStateDirectory }
         replayBuffer = command.replayBuffer
+        streamBufferMax = command.streamBufferMax * 1024
         heartbeatInterval = .milliseconds(Int(command.heartbeatInterval * 1000))
         maxConnections = command.maxConnections
         maxConnectionsPerClient = command.maxConnectionsPerClient

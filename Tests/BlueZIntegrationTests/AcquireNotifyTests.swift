@@ -100,6 +100,11 @@ import Testing
     @Test func aDisconnectionHangsUpAndEndsTheStreamWithAReason() async throws {
         let harness = try await connectedHarness()
         let subscription = try await harness.central.subscribe(to: .uuid(Self.echo), of: Self.target)
+        // A sink's lease on the same subscription learns the end as a type.
+        let sinkEnd = Recorded<SubscriptionEnd?>(nil)
+        let lease = try await harness.central.subscribe(
+            to: .uuid(Self.echo), of: Self.target,
+            sink: NotificationSink(receive: { _ in }, ended: { end in sinkEnd.value.withLock { $0 = end } }))
         #expect(try await flag("NotifyAcquired", of: Self.echo, harness) == true)
         let ended = Task { () -> (any Error)? in
             do {
@@ -113,6 +118,8 @@ import Testing
         let error = await value(of: ended, within: .seconds(30)) as? BlueZError
         #expect(error?.code == .notConnected)
         #expect(error?.message.contains("disconnected") == true, "\(String(describing: error))")
+        #expect(await eventually { sinkEnd.value.withLock { $0?.reason } == .deviceDisconnected })
+        lease.cancel()
         #expect(try await flag("NotifyAcquired", of: Self.echo, harness) == false)
         await harness.shutdown()
     }

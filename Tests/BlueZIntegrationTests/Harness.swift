@@ -2,6 +2,7 @@ import BlueZ
 import BlueZSimulator
 import DBus
 import TestSupport
+import Synchronization
 
 /// A private bus with the simulator serving `org.bluez` on one connection
 /// and a `Central` started on another: the two talk only over D-Bus.
@@ -111,4 +112,11 @@ func eventually(_ timeout: Duration = .seconds(10), _ condition: @Sendable () as
         try? await Task.sleep(for: .milliseconds(20))
     }
     return await condition()
+}
+
+/// A value that closures on other threads (a sink, a handler) record, for
+/// the test to read.
+final class Recorded<Value: Sendable>: Sendable {
+    let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
 }

@@ -1,6 +1,8 @@
 @testable import BlueZ
 import BlueZSimulator
 import DBus
+import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -103,6 +105,57 @@ import Testing
         let ending = await consumer.value
         #expect(ending?.code == .notConnected)
         await harness.shutdown()
+    }
+
+    /// A sink and an event handler are called after the central's lock is
+    /// released: they may read the central (under the lock they would
+    /// deadlock on it). The sink's values keep bluetoothd's order, and the
+    /// disconnection ends the lease with a typed reason, after the last value.
+    @Test func sinksRunOutsideTheLockInOrderAndEndWithATypedReason() async throws {
+        let harness = try await Harness()
+        try await harness.connected(Harness.strap)
+        let central = harness.central
+        let seen = Recorded(Seen())
+        let handler = central.addEventHandler(.all) { event in
+            guard case .characteristicValue = event else { return }
+            _ = central.adapters()  // takes the central's lock
+            seen.value.withLock { $0.handled += 1 }
+        }
+        let lease = try await central.subscribe(
+            to: .uuid(Harness.measurement), of: Harness.strap,
+            sink: NotificationSink(
+                receive: { event in
+                    guard case .value(let value) = event else { return }
+                    let connected = (try? central.device(Harness.strap).connected) ?? false  // takes it too
+                    seen.value.withLock { seen in
+                        if seen.end != nil { seen.afterEnd += 1 }
+                        seen.values.append(value.timestamp)
+                        seen.connectedWhenCalled.append(connected)
+                    }
+                },
+                ended: { end in seen.value.withLock { $0.end = end } }))
+        #expect(await eventually(.seconds(10)) { seen.value.withLock { $0.values.count >= 3 } })
+        let path = try central.device(Harness.strap).path
+        _ = try await harness.otherClientCall(path, "org.bluez.Device1", "Disconnect")
+        #expect(await eventually(.seconds(10)) { seen.value.withLock { $0.end != nil } })
+        let result = seen.value.withLock { $0 }
+        #expect(result.end?.reason == .deviceDisconnected)
+        #expect(result.end?.error.code == .notConnected)
+        #expect(result.afterEnd == 0, "no value after the end")
+        #expect(result.values == result.values.sorted(), "values in the order they were received")
+        #expect(result.connectedWhenCalled.allSatisfy { $0 })
+        #expect(result.handled >= 3)
+        if let handler { central.removeEventHandler(handler) }
+        lease.cancel()
+        await harness.shutdown()
+    }
+
+    struct Seen {
+        var values: [Date] = []
+        var connectedWhenCalled: [Bool] = []
+        var handled = 0
+        var end: SubscriptionEnd?
+        var afterEnd = 0
     }
 
     @Test func subscribingToWhatCannotNotifyIsNotSupported() async throws {

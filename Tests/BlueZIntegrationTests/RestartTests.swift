@@ -12,6 +12,11 @@ import Testing
         try await harness.connected(Harness.strap)
         let central = harness.central
         let subscription = try await central.subscribe(to: .uuid(Harness.measurement), of: Harness.strap)
+        // A sink's lease on the same subscription learns the end as a type.
+        let sinkEnd = Recorded<SubscriptionEnd?>(nil)
+        let lease = try await central.subscribe(
+            to: .uuid(Harness.measurement), of: Harness.strap,
+            sink: NotificationSink(receive: { _ in }, ended: { end in sinkEnd.value.withLock { $0 = end } }))
         let session = try await central.scan(filter: DiscoveryFilter(serviceUUIDs: [Harness.heartRate]))
         let subscriptionEnd = Task { () -> BlueZError? in
             do {
@@ -42,6 +47,9 @@ import Testing
         let ending = await subscriptionEnd.value
         #expect(ending?.code == .notConnected)
         #expect(ending?.message.contains("restarted") == true)
+        #expect(await eventually { sinkEnd.value.withLock { $0?.reason } == .bluezRestarted })
+        #expect(sinkEnd.value.withLock { $0?.error } == ending)
+        lease.cancel()
         // The scan was interrupted, then resumed by itself.
         let events = await value(of: sessionEvents, within: .seconds(10))
         #expect(events.contains { if case .interrupted = $0 { true } else { false } })

@@ -56,3 +56,25 @@ import Testing
         #expect(!writer.isOpen)
     }
 }
+
+/// A subscription's end becomes the `reason` of the stream's last event
+/// from its type, not from its message's words.
+@Suite struct SubscriptionEndReasonTests {
+    @Test func eachEndHasItsReason() {
+        let notConnected = BlueZError(.notConnected, "whatever the words")
+        let cases: [(SubscriptionEnd, String)] = [
+            (SubscriptionEnd(.deviceDisconnected, notConnected), "disconnected"),
+            (SubscriptionEnd(.bluezRestarted, notConnected), "bluez-restarted"),
+            (SubscriptionEnd(.deviceRemoved, BlueZError(.notFound, "gone")), "device-removed"),
+            (SubscriptionEnd(.characteristicRemoved, BlueZError(.notFound, "gone")), "device-removed"),
+            (SubscriptionEnd(.centralStopped, BlueZError(.cancelled, "stopped")), "gateway-stopping"),
+            (SubscriptionEnd(.restartFailed, BlueZError(.timeout, "bluetoothd restarted, then no answer")), "failed"),
+            (SubscriptionEnd(.restartFailed, BlueZError(.bluetoothdUnavailable, "gone again")), "bluez-unavailable"),
+        ]
+        for (end, reason) in cases {
+            #expect(NotificationHub.reason(of: end) == reason, "\(end.reason)")
+        }
+        // A message that happens to say "came back" or "restart" changes nothing.
+        #expect(NotificationHub.reason(of: SubscriptionEnd(.deviceDisconnected, BlueZError(.notConnected, "it came back"))) == "disconnected")
+    }
+}

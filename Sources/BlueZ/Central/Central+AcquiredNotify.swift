@@ -107,8 +107,9 @@ extension Central {
         if !kept { watch.cancel() }
     }
 
-    /// Every packet waiting on the socket, one value each, delivered under
-    /// one lock.
+    /// Every packet waiting on the socket, one value each, decided under
+    /// one lock and delivered after it, on the loop thread in the order the
+    /// packets came (as the signal path's values are).
     private func readNotifySocket(_ fd: UnixFD, of path: ObjectPath) {
         var values: [[UInt8]] = []
         // An ATT value is at most 512 bytes. On the stack: this runs for
@@ -121,8 +122,8 @@ extension Central {
             }
         }
         guard !values.isEmpty else { return }
-        state.withLock { state in
-            for value in values { deliver(value, of: path, in: state) }
+        update { state in
+            for value in values { deliver(value, of: path, in: &state) }
         }
     }
 
@@ -151,14 +152,12 @@ extension Central {
             await restoreNotify(path)
             return
         }
-        let effects = state.withLock { state -> Effects in
-            var effects = Effects()
+        update { state in
             let address = state.tree.devices[devicePath].map { "\($0.address)" } ?? devicePath.rawValue
             endSubscriptions(
-                ofDevice: devicePath, BlueZError(.notConnected, "the device \(address) disconnected"),
-                in: &state, effects: &effects)
-            return effects
+                ofDevice: devicePath,
+                SubscriptionEnd(.deviceDisconnected, BlueZError(.notConnected, "the device \(address) disconnected")),
+                in: &state)
         }
-        perform(effects)
     }
 }

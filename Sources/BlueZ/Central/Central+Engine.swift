@@ -21,9 +21,13 @@ extension Central {
         }
     }
 
-    /// One reducer step and its consequences.
+    /// One reducer step and its consequences. bluetoothd's signals come
+    /// here on the connection's loop thread, one at a time in the order it
+    /// sent them; the values of one characteristic are thus queued in that
+    /// order (or, during a rebuild, queued as signals and applied in it
+    /// before any later one), and `DeliveryQueue` delivers them in it.
     func apply(_ signal: TreeSignal) {
-        let effects = state.withLock { state -> Effects in
+        let effects = update { state -> Effects in
             var effects = Effects()
             if state.rebuildQueue != nil {
                 state.rebuildQueue?.append(signal)
@@ -64,7 +68,7 @@ extension Central {
         } catch {
             result = .failure(error)
         }
-        let effects = state.withLock { state -> Effects in
+        let effects = update { state -> Effects in
             var effects = Effects()
             guard state.rebuildGeneration == generation, !state.stopped else { return effects }
             let queued = state.rebuildQueue ?? []
@@ -109,7 +113,7 @@ extension Central {
     /// interrupted. Subscriptions are kept, to be restored or ended by the
     /// next rebuild.
     func vanish(_ reason: BlueZError) {
-        let (effects, acquired) = state.withLock { state -> (Effects, [AcquiredNotify]) in
+        let (effects, acquired) = update { state -> (Effects, [AcquiredNotify]) in
             let effects = Effects()
             // Its acquired sockets with them: closed here, since a socket
             // of a bluetoothd that lost only its bus (or a restarted
@@ -124,10 +128,10 @@ extension Central {
             state.bluetoothdRunning = false
             state.scanning = [:]
             for adapter in old.adapters.values where eventBroadcast.subscriberCount > 0 {
-                emit(.adapterState(adapter: adapter.id, .unavailable), in: state)
+                emit(.adapterState(adapter: adapter.id, .unavailable), in: &state)
             }
             for device in old.devices.values where device.connected && eventBroadcast.subscriberCount > 0 {
-                emit(.disconnected(device, reason: nil), in: state)
+                emit(.disconnected(device, reason: nil), in: &state)
             }
             // bluetoothd forgets its notification clients when it exits (and
             // when their bus connection ends).
@@ -135,7 +139,7 @@ extension Central {
                 state.subscriptions[path]?.notifying = false
                 guard !record.interrupted else { continue }
                 state.subscriptions[path]?.interrupted = true
-                for subscriber in record.subscribers.values { subscriber.yield(.interrupted(reason)) }
+                state.deliveries.append(.notification(.interrupted(reason), to: record.subscribers))
             }
             reportAvailability(in: &state)
             for (id, session) in state.sessions where !session.interrupted {
@@ -143,7 +147,7 @@ extension Central {
                 state.sessions[id]?.reported = [:]
                 state.sessions[id]?.interrupted = true
             }
-            for waiter in state.waiters.values { waiter.promise.resolve(.failure(reason)) }
+            for waiter in state.waiters.values { state.deliveries.append(.outcome(waiter.promise, .failure(reason))) }
             state.waiters = [:]
             return (effects, acquired)
         }
@@ -156,21 +160,61 @@ extension Central {
         let availability = state.availability
         guard availability != state.reportedAvailability else { return }
         state.reportedAvailability = availability
-        emit(.availability(availability), in: state)
+        emit(.availability(availability), in: &state)
     }
 
-    /// Yields an event to every consumer of `events()`; called under the
+    /// Queues an event for every consumer of `events()`; decided under the
     /// state lock, so consumers see events in the order of the mirror's
-    /// changes.
-    func emit(_ event: CentralEvent, in state: CentralState) {
-        eventBroadcast.yield(event)
+    /// changes (see `DeliveryQueue`).
+    func emit(_ event: CentralEvent, in state: inout CentralState) {
+        state.deliveries.append(.event(event))
     }
 
-    /// Does what was decided under the lock.
+    /// Runs `body` under the state lock, then, with the lock released,
+    /// makes the deliveries it queued (and those other threads queued
+    /// meanwhile), unless another thread is making them already: it then
+    /// makes these too, in order (see `DeliveryQueue`).
+    ///
+    /// Costs on the notification path: the lock is taken once more per
+    /// batch (to hand the buffer back and look for more), and nothing is
+    /// allocated once the queue's two buffers have grown to the largest
+    /// batch.
+    func update<T>(_ body: (inout CentralState) -> T) -> T {
+        let (result, batch) = state.withLock { state in (body(&state), state.deliveries.claim()) }
+        if var batch { deliver(&batch) }
+        return result
+    }
+
+    /// Makes `batch`'s deliveries, then those queued while it was being
+    /// made, until none is left. No lock of the central is held while a
+    /// consumer runs.
+    private func deliver(_ batch: inout [Delivery]) {
+        repeat {
+            for delivery in batch { make(delivery) }
+            // Emptied here, outside the lock: the values and consumers it
+            // held are released here too.
+            batch.removeAll(keepingCapacity: true)
+        } while state.withLock({ $0.deliveries.next(after: &batch) })
+    }
+
+    private func make(_ delivery: Delivery) {
+        switch delivery {
+        case .notification(let event, let consumers):
+            for consumer in consumers.values { consumer.yield(event) }
+        case .ended(let consumer, let end):
+            consumer.finish(end)
+        case .event(let event):
+            eventBroadcast.yield(event)
+        case .outcome(let promise, let outcome):
+            promise.resolve(outcome)
+        case .finishEvents:
+            eventBroadcast.finish()
+        }
+    }
+
+    /// Does what was decided under the lock, beside the deliveries.
     func perform(_ effects: Effects) {
         for continuation in effects.finishSessions { continuation.finish() }
-        for (consumer, error) in effects.finishSubscribers { consumer.finish(error) }
-        if effects.finishEvents { eventBroadcast.finish() }
         for adapterPath in effects.reconcile {
             Task { try? await self.reconcileDiscovery(adapterPath) }
         }
@@ -205,15 +249,13 @@ extension Central {
         -> (UInt64, Promise<Void, BlueZError>)
     {
         let promise = Promise<Void, BlueZError>()
-        let id = state.withLock { state -> UInt64 in
+        let (id, outcome) = state.withLock { state -> (UInt64, Result<Void, BlueZError>?) in
             let id = state.makeID()
-            if let outcome = check(state.tree, []) {
-                promise.resolve(outcome)
-            } else {
-                state.waiters[id] = TreeWaiter(check: check, promise: promise)
-            }
-            return id
+            let outcome = check(state.tree, [])
+            if outcome == nil { state.waiters[id] = TreeWaiter(check: check, promise: promise) }
+            return (id, outcome)
         }
+        if let outcome { promise.resolve(outcome) }
         return (id, promise)
     }
 

@@ -104,12 +104,12 @@ extension Central {
         guard let needed else { throw BlueZError(.notConnected, "the subscription ended before notifications started") }
         guard needed else { return }
         try await startBlueZNotify(path, deadline: deadline)
-        let stillWanted = state.withLock { state -> Bool in
+        let stillWanted = update { state -> Bool in
             guard let record = state.subscriptions[path] else { return false }
             state.subscriptions[path]?.notifying = true
             if record.interrupted {
                 state.subscriptions[path]?.interrupted = false
-                for subscriber in record.subscribers.values { subscriber.yield(.resumed) }
+                state.deliveries.append(.notification(.resumed, to: record.subscribers))
             }
             return true
         }
@@ -158,10 +158,13 @@ extension Central {
                 continue
             }
             state.subscriptions[path] = nil
-            let reason = BlueZError(
-                .notConnected,
-                "BlueZ came back (bluetoothd or the bus restarted) and \(record.device) is no longer connected; subscribe again after reconnecting")
-            for subscriber in record.subscribers.values { effects.finishSubscribers.append((subscriber, reason)) }
+            let end = SubscriptionEnd(
+                .bluezRestarted,
+                BlueZError(
+                    .notConnected,
+                    "BlueZ came back (bluetoothd or the bus restarted) and \(record.device) is no longer connected; subscribe again after reconnecting"
+                ))
+            for subscriber in record.subscribers.values { state.deliveries.append(.ended(subscriber, end)) }
         }
     }
 
@@ -175,9 +178,12 @@ extension Central {
                 try await self.startNotifyInLane(path, deadline: deadline)
             }
         } catch {
-            let record = state.withLock { $0.subscriptions.removeValue(forKey: path) }
-            for subscriber in record?.subscribers.values ?? [:].values {
-                subscriber.finish(error)
+            // Queued, not made here: values delivered before this end must
+            // reach the consumers first.
+            update { state in
+                guard let record = state.subscriptions.removeValue(forKey: path) else { return }
+                let end = SubscriptionEnd(.restartFailed, error)
+                for subscriber in record.subscribers.values { state.deliveries.append(.ended(subscriber, end)) }
             }
         }
     }

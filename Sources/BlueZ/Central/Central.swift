@@ -170,17 +170,16 @@ public final class Central: Sendable {
                 group.addTask { _ = try? await self.call(path, Device1.interface, "Disconnect", deadline: deadline) }
             }
         }
-        let effects = state.withLock { state -> Effects in
+        let effects = update { state -> Effects in
             var effects = Effects()
             effects.finishSessions = state.sessions.values.map(\.continuation)
+            let end = SubscriptionEnd(.centralStopped, BlueZError(.cancelled, "the central stopped"))
             for record in state.subscriptions.values {
-                for subscriber in record.subscribers.values {
-                    effects.finishSubscribers.append((subscriber, BlueZError(.cancelled, "the central stopped")))
-                }
+                for subscriber in record.subscribers.values { state.deliveries.append(.ended(subscriber, end)) }
             }
-            effects.finishEvents = true
+            state.deliveries.append(.finishEvents)
             for waiter in state.waiters.values {
-                waiter.promise.resolve(.failure(BlueZError(.cancelled, "the central stopped")))
+                state.deliveries.append(.outcome(waiter.promise, .failure(BlueZError(.cancelled, "the central stopped"))))
             }
             state.sessions = [:]
             state.subscriptions = [:]
@@ -197,19 +196,22 @@ public final class Central: Sendable {
     /// as long as it is consumed. A consumer more than `bufferSize` events
     /// behind loses the oldest.
     public func events(_ filter: CentralEventFilter = .all, bufferSize: Int = 1024) -> AsyncStream<CentralEvent> {
-        // Events are yielded under the state lock; `Broadcast` removes a
-        // consumer that leaves without waiting for any lock its yields hold,
-        // and checks the filter before it wakes the consumer.
+        // Events are yielded after the state lock is released, under
+        // `Broadcast`'s own lock, which orders them; `Broadcast` removes a
+        // consumer that leaves without waiting for that lock, and checks the
+        // filter before it wakes the consumer.
         eventBroadcast.subscribe(bufferSize: bufferSize, filter: filter.check)
     }
 
-    /// Calls `handler` with every event (or what `filter` passes) on the
-    /// thread that observed it, in the order of `events()`, with no task to
-    /// wake: for a consumer that only hands each event on, such as the
-    /// gateway's event log, on the hot path of every notification. The
-    /// handler runs under the central's lock: it must be quick, must not
-    /// block, and must not call the central. Returns an id for
-    /// `removeEventHandler`, nil once the central has stopped.
+    /// Calls `handler` with every event (or what `filter` passes), in the
+    /// order of `events()`, with no task to wake: for a consumer that only
+    /// hands each event on, such as the gateway's event log, on the hot path
+    /// of every notification. It runs on the thread that delivers the
+    /// central's decisions (usually the bus connection's loop thread, which
+    /// received the signal; see `DeliveryQueue`), after the central's lock
+    /// is released, one event at a time. It must be quick and must not
+    /// block: events behind it wait. Returns an id for `removeEventHandler`,
+    /// nil once the central has stopped.
     @discardableResult
     public func addEventHandler(
         _ filter: CentralEventFilter = .all, _ handler: @escaping @Sendable (CentralEvent) -> Void

@@ -8,8 +8,15 @@ import Foundation
 #endif
 
 /// Everything the central knows and tracks, behind one lock
-/// (`Central.state`). Only plain data and stream continuations: no locks
-/// inside, no waiting while it is held.
+/// (`Central.state`). Plain data and stream continuations; the lock
+/// protects decisions, not calls into other code. What consumers are to be
+/// told (notification sinks and streams, event handlers and streams,
+/// waiting operations) is queued in `deliveries` and delivered after the
+/// lock is released (`Central.update`). The one call made while it is held
+/// is the yield to a discovery session's `AsyncStream` continuation, whose
+/// result (a dropped event) decides what the session remembers: the
+/// standard library's own short lock, no code of ours or of a caller.
+/// Nothing waits while the lock is held.
 struct CentralState {
     var tree = ObjectTree()
     /// Whether bluetoothd owns `org.bluez` and the tree mirrors it.
@@ -26,6 +33,8 @@ struct CentralState {
     var rebuildGeneration: UInt64 = 0
     var started = false
     var stopped = false
+    /// What consumers are to be told, in order, once the lock is released.
+    var deliveries = DeliveryQueue()
     var nextID: UInt64 = 1
 
     var sessions: [UInt64: SessionRecord] = [:]
@@ -182,20 +191,18 @@ struct TreeWaiter {
     let promise: Promise<Void, BlueZError>
 }
 
-/// Work decided under the lock and done after it is released: finishing a
-/// stream runs its termination handler, which takes the lock again.
+/// Work decided under the lock and done after it is released, beside the
+/// deliveries (which keep their order in `CentralState.deliveries`):
+/// finishing a stream runs its termination handler, which takes the lock
+/// again, and the rest starts tasks.
 struct Effects {
     var finishSessions: [AsyncStream<DiscoveryEvent>.Continuation] = []
-    var finishSubscribers: [(NotificationConsumer, BlueZError?)] = []
-    /// End the streams of `Central.events`.
-    var finishEvents = false
     /// Adapters whose discovery must be brought in line with the sessions.
     var reconcile: Set<ObjectPath> = []
     /// Characteristics to StartNotify again after bluetoothd restarted.
     var resubscribe: [ObjectPath] = []
 
     var isEmpty: Bool {
-        finishSessions.isEmpty && finishSubscribers.isEmpty && !finishEvents && reconcile.isEmpty
-            && resubscribe.isEmpty
+        finishSessions.isEmpty && reconcile.isEmpty && resubscribe.isEmpty
     }
 }

@@ -3,10 +3,11 @@
 ///
 /// A stream is iterated by its consumer's task: right for a few consumers
 /// that do work of their own per value (a standing subscription, MQTT). A
-/// sink is called by the thread that delivers the notification, under the
-/// central's state lock, so that a value reaches a thousand HTTP streams
+/// sink is called by the thread that delivers the notification (usually the
+/// bus connection's loop thread, which received it), after the central's
+/// state lock is released, so that a value reaches a thousand HTTP streams
 /// without waking a thousand tasks: it must only hand the event on (queue
-/// bytes, for instance) and never call back into the central.
+/// bytes, for instance), since every delivery behind it waits.
 enum NotificationConsumer: Sendable {
     case stream(AsyncThrowingStream<NotificationEvent, any Error>.Continuation)
     case sink(NotificationSink)
@@ -18,13 +19,13 @@ enum NotificationConsumer: Sendable {
         }
     }
 
-    /// The subscription ended (`nil`: the consumer left by itself). Called
-    /// after the state lock is released.
-    func finish(_ error: BlueZError?) {
+    /// The subscription ended (`nil`: the consumer left by itself). A
+    /// stream throws the end's error.
+    func finish(_ end: SubscriptionEnd?) {
         switch self {
         case .stream(let continuation):
-            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
-        case .sink(let sink): sink.ended(error)
+            if let end { continuation.finish(throwing: end.error) } else { continuation.finish() }
+        case .sink(let sink): sink.ended(end)
         }
     }
 }
@@ -32,16 +33,17 @@ enum NotificationConsumer: Sendable {
 /// The receiving end of a lease taken with
 /// `Central.subscribe(to:of:adapter:timeout:sink:)`.
 public struct NotificationSink: Sendable {
-    /// Each value, interruption and resumption, in order; called under the
-    /// central's state lock (see `NotificationConsumer`).
+    /// Each value, interruption and resumption, in order, one at a time;
+    /// called outside the central's lock (see `NotificationConsumer`).
     public let receive: @Sendable (NotificationEvent) -> Void
-    /// Once, when the subscription ends without the lease being cancelled:
-    /// why (the device disconnected, the characteristic went away, the
-    /// central stopped). Called outside the lock.
-    public let ended: @Sendable (BlueZError?) -> Void
+    /// Once, after the last `receive`, when the subscription ends without
+    /// the lease being cancelled: why (the device disconnected, the
+    /// characteristic went away, BlueZ came back without the device, the
+    /// central stopped).
+    public let ended: @Sendable (SubscriptionEnd?) -> Void
 
     public init(
-        receive: @escaping @Sendable (NotificationEvent) -> Void, ended: @escaping @Sendable (BlueZError?) -> Void
+        receive: @escaping @Sendable (NotificationEvent) -> Void, ended: @escaping @Sendable (SubscriptionEnd?) -> Void
     ) {
         self.receive = receive
         self.ended = ended

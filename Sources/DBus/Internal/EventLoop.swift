@@ -19,7 +19,7 @@ import Synchronization
 final class EventLoop: @unchecked Sendable {
     // Safe to share because: `inbox` is a Mutex; `wakeFD` is only written
     // with write(2); `thread` is read and written under the inbox lock;
-    // `onMessage` and `onClose` are written before the loop thread starts
+    // `onMessage`, `onClose` and `onTurnEnded` are written before the loop thread starts
     // (pthread_create orders those writes before the thread runs), read on
     // it, and cleared on it; everything else is `onLoop`, whose every
     // access checks that it is made on the loop thread.
@@ -110,6 +110,10 @@ final class EventLoop: @unchecked Sendable {
     /// Called once on the loop thread when the connection ends. Set before
     /// `start`.
     var onClose: (@Sendable () -> Void)?
+    /// The owner's end-of-turn work (`Connection.Configuration.endOfTurn`),
+    /// called on the loop thread before each poll and once after the
+    /// connection ended. Set before `start`, cleared when the loop ends.
+    var onTurnEnded: (@Sendable () -> Void)?
 
     let counters = Counters()
     /// Whether the connection negotiated Unix fd passing (a Unix socket
@@ -223,6 +227,7 @@ final class EventLoop: @unchecked Sendable {
             // without a connection they will never run.
             onMessage = nil
             onClose = nil
+            onTurnEnded = nil
             if let connection {
                 dbus_connection_close(connection)
                 dbus_connection_unref(connection)
@@ -237,13 +242,15 @@ final class EventLoop: @unchecked Sendable {
             processInbox()
             dispatchIncoming()
             guard running else { break }
-            TurnObservers.shared.turnEnded()
+            onTurnEnded?()
             pollOnce()
         }
         finish()
         // The last turn: what finishing told its handlers (calls failed,
-        // streams interrupted) is delivered too.
-        TurnObservers.shared.turnEnded()
+        // streams interrupted) is delivered too. Then the owner's work goes
+        // with the connection.
+        onTurnEnded?()
+        onTurnEnded = nil
     }
 
     private func openConnection(_ address: BusAddress) throws -> BusName {

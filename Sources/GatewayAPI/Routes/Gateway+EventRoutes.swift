@@ -19,9 +19,10 @@ extension Gateway {
             }
             let lastEventID = try request.lastEventID()
             let lifetime = try request.streamLifetime()
+            let buffering = try streamConfiguration(request)
             let id = log.makeSubscriberID()
             let writer = streams.makeWriter(
-                .events, streamConfiguration, lifetime: lifetime,
+                .events, buffering, lifetime: lifetime,
                 lastEvent: { [log] ending in ending == .gatewayStopping ? Self.gatewayStopping(log) : nil }
             ) { [log] _ in log.unsubscribe(id) }
             log.subscribe(writer, id: id, filter: EventFilter(types: types, device: device), after: lastEventID)

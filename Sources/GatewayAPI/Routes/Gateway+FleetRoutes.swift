@@ -66,10 +66,11 @@ extension Gateway {
             }
             let lastEventID = try request.lastEventID()
             let lifetime = try request.streamLifetime()
+            let buffering = try streamConfiguration(request)
             try await followFleetEvents(fleet)
             let id = fleetLog.makeSubscriberID()
             let writer = streams.makeWriter(
-                .events, streamConfiguration, lifetime: lifetime,
+                .events, buffering, lifetime: lifetime,
                 lastEvent: { [fleetLog] ending in ending == .gatewayStopping ? Self.gatewayStopping(fleetLog) : nil }
             ) { [fleetLog] _ in fleetLog.unsubscribe(id) }
             fleetLog.subscribe(writer, id: id, filter: EventFilter(types: nil, device: device), after: lastEventID)

@@ -56,6 +56,7 @@ extension Gateway {
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let encoding = try request.encoding()
             let lifetime = try request.streamLifetime()
+            let buffering = try streamConfiguration(request)
             // A failure (not connected, cannot notify, ...) is this request's
             // problem: the stream opens only once the subscription is in place.
             let target = NotificationTarget()
@@ -63,7 +64,7 @@ extension Gateway {
                 to: selector, of: address, adapter: adapter,
                 sink: NotificationHub.sink(target, encoding: encoding, log: log))
             let writer = streams.makeWriter(
-                .notifications, streamConfiguration, lifetime: lifetime,
+                .notifications, buffering, lifetime: lifetime,
                 lastEvent: { [log] ending in
                     switch ending {
                     case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)

@@ -102,10 +102,11 @@ extension Gateway {
             }
             let lastEventID = try request.lastEventID()
             let lifetime = try request.streamLifetime()
+            let buffering = try streamConfiguration(request)
             let log = peripheralLog
             let id = log.makeSubscriberID()
             let writer = streams.makeWriter(
-                .peripheral, streamConfiguration, lifetime: lifetime,
+                .peripheral, buffering, lifetime: lifetime,
                 lastEvent: { ending in ending == .gatewayStopping ? Self.gatewayStopping(log) : nil }
             ) { _ in log.unsubscribe(id) }
             log.subscribe(writer, id: id, filter: EventFilter(types: types), after: lastEventID)

@@ -9,8 +9,9 @@ extension Gateway {
                 defaultPresenceTimeout: configuration.presenceTimeout)
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
             let lifetime = try request.streamLifetime()
+            let buffering = try streamConfiguration(request)
             let session = try await central.scan(adapter: adapter, filter: filter)
-            return .eventStream(scanStream(session, lifetime: lifetime))
+            return .eventStream(scanStream(session, buffering, lifetime: lifetime))
         }
         router.post("/v1/scan") { [self] request in
             let body = try JSONBody(
@@ -40,10 +41,10 @@ extension Gateway {
 
     /// A stream that scans while it is open: the session ends when the
     /// client leaves.
-    private func scanStream(_ session: DiscoverySession, lifetime: Duration?) -> StreamWriter {
+    private func scanStream(_ session: DiscoverySession, _ buffering: StreamConfiguration, lifetime: Duration?) -> StreamWriter {
         let consumer = StreamTask()
         let writer = streams.makeWriter(
-            .scan, streamConfiguration, lifetime: lifetime, lastEvent: { [log] ending in Self.scanStopped(log, ending) }
+            .scan, buffering, lifetime: lifetime, lastEvent: { [log] ending in Self.scanStopped(log, ending) }
         ) { _ in consumer.cancel() }
         consumer.start { [log] in
             for await event in session {

@@ -8,9 +8,10 @@ import HTTPServer
 /// `Central` counts the leases and shares one BlueZ-side subscription
 /// (StartNotify for the first, StopNotify after the last) among them. It
 /// hands every lease the same value instance with each notification, on the
-/// thread that received it, so a value's event id and its frame in each
-/// encoding are made once (`CharacteristicValue.derived`) and queued on
-/// every stream without a task per stream; nothing here counts streams.
+/// thread that delivers it (after releasing its lock), so a value's event id
+/// and its frame in each encoding are made once
+/// (`CharacteristicValue.derived`) and queued on every stream without a
+/// task per stream; nothing here counts streams.
 enum NotificationHub {
     /// The sink of one stream's lease: values, interruptions and
     /// resumptions as events; the subscription's end (the device
@@ -21,14 +22,14 @@ enum NotificationHub {
                 switch event {
                 case .value(let value): target.write(frame(of: value, encoding, log: log))
                 case .interrupted(let error):
-                    let data = JSON.object([("reason", .string(Self.reason(error))), ("detail", .string(error.message))])
+                    let data = JSON.object([("reason", .string(Self.reason(of: error))), ("detail", .string(error.message))])
                     target.write(data.eventFrame(id: log.nextID(), event: "subscription-interrupted"))
                 case .resumed:
                     target.write(JSON.object([]).eventFrame(id: log.nextID(), event: "subscription-resumed"))
                 }
             },
-            ended: { error in
-                let reason = error.map { (Self.reason($0), $0.message) } ?? ("gateway-stopping", "")
+            ended: { end in
+                let reason = end.map { (Self.reason(of: $0), $0.error.message) } ?? ("gateway-stopping", "")
                 target.finish(with: ended(reason.0, reason.1, log: log))
             })
     }
@@ -60,13 +61,26 @@ enum NotificationHub {
         return ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data)
     }
 
-    private static func reason(_ error: BlueZError) -> String {
+    /// The `SubscriptionEnded` reason of a subscription's end.
+    static func reason(of end: SubscriptionEnd) -> String {
+        switch end.reason {
+        case .deviceDisconnected: "disconnected"
+        case .deviceRemoved, .characteristicRemoved: "device-removed"
+        case .bluezRestarted: "bluez-restarted"
+        case .centralStopped: "gateway-stopping"
+        case .restartFailed: reason(of: end.error)
+        }
+    }
+
+    /// The `SubscriptionEnded` reason of an interruption, or of a failure
+    /// to start notifications again, by the error's code.
+    static func reason(of error: BlueZError) -> String {
         switch error.code {
-        case .notConnected: error.message.contains("came back") ? "bluez-restarted" : "disconnected"
+        case .notConnected: "disconnected"
         case .notFound: "device-removed"
         case .adapterUnavailable, .poweredOff, .bluetoothdUnavailable: "bluez-unavailable"
         case .cancelled: "gateway-stopping"
-        default: error.message.contains("restart") ? "bluez-restarted" : "failed"
+        default: "failed"
         }
     }
 }

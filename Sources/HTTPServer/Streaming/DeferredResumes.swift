@@ -3,6 +3,15 @@ import Glibc
 /// The connection resumes that stream writes on one thread put off until
 /// the thread calls `StreamWriter.resumeDeferred()` (see there). Touched
 /// only by its own thread.
+///
+/// Per-thread state (a pthread key) on purpose: the deferral belongs to a
+/// thread that works in turns and ends each one with `resumeDeferred()`
+/// (the gateway's D-Bus connection does, through its end-of-turn hook,
+/// `Connection.Configuration.endOfTurn`). A write cannot know which turn it
+/// is part of otherwise without every layer between the turn and the write
+/// (DBus, BlueZ, the API's sinks) passing a batch down. A thread that never
+/// called `resumeDeferred()` has no batch, and its writes resume at once;
+/// a thread that ends mid-turn resumes its batch in the key's destructor.
 final class DeferredResumes {
     private var controls: [ConnectionControl] = []
 

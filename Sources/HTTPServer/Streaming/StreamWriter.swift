@@ -111,8 +111,9 @@ public final class StreamWriter: Sendable {
     /// since the last call, and from now on puts off the resumes of this
     /// thread's writes until its next call. For a thread that works in
     /// turns (an event loop that handles many messages per wake-up), called
-    /// at the end of every turn: a connection written many times in a turn
-    /// then wakes libmicrohttpd's thread once, for all of it.
+    /// at the end of every turn by the loop's owner (for a D-Bus connection:
+    /// `Connection.Configuration.endOfTurn`): a connection written many
+    /// times in a turn then wakes libmicrohttpd's thread once, for all of it.
     public static func resumeDeferred() {
         DeferredResumes.ofThisThread.resumeAll()
     }

@@ -328,11 +328,15 @@ class Gateway:
         service: str | None = None,
         adapter: str | None = None,
         duration: float | None = None,
+        buffer_kib: int | None = None,
     ) -> EventStream[Notification | SubscriptionStatus]:
         """Subscribes while the stream is open: `Notification`s, and a
         `SubscriptionStatus` when the subscription is interrupted, resumes or
-        ends (`subscription-ended` is the last event)."""
-        params = _query(service=service, adapter=adapter, duration_ms=_ms(duration))
+        ends (`subscription-ended` is the last event). `buffer_kib`: how much
+        the gateway may hold while this client does not read (default 256;
+        the gateway caps it to its `--stream-buffer-max`); past it the
+        stream is dropped."""
+        params = _query(service=service, adapter=adapter, duration_ms=_ms(duration), buffer_kib=buffer_kib)
         path = f"{_characteristic(address, characteristic)}/notifications"
         return self._stream(path, params, notification_stream_event)
 
@@ -344,11 +348,12 @@ class Gateway:
         service: str | None = None,
         adapter: str | None = None,
         duration: float | None = None,
+        buffer_kib: int | None = None,
     ) -> EventStream[bytearray | SubscriptionStatus]:
         """`notifications()` with each value as its bytes alone (a
         `bytearray`): for a reader that needs only the values, at less cost
         per value (the Bleak backend's callbacks)."""
-        params = _query(service=service, adapter=adapter, duration_ms=_ms(duration))
+        params = _query(service=service, adapter=adapter, duration_ms=_ms(duration), buffer_kib=buffer_kib)
         path = f"{_characteristic(address, characteristic)}/notifications"
         return self._stream(path, params, notification_value)
 

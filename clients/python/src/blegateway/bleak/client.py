@@ -31,6 +31,10 @@ T = TypeVar("T")
 NOTIFY_RETRY_SECONDS = 0.5
 """Pause before a broken notification stream is opened again."""
 
+NOTIFICATION_BUFFER_KIB = 16384
+"""The buffer a notification stream asks of the gateway (its default
+`--stream-buffer-max`; a gateway with a lower one caps it)."""
+
 LINK_EVENTS = ("device-disconnected", "device-unpaired")
 """The events that say the link this client holds is gone."""
 
@@ -286,7 +290,12 @@ class GatewayBleakClient(BaseBleakClient):
     def _notification_stream(
         self, gateway: Gateway, characteristic: BleakGATTCharacteristic
     ) -> EventStream[bytearray | SubscriptionStatus]:
-        return gateway.notification_values(self.address, characteristic.handle, adapter=self._adapter)
+        # As much room as the gateway allows (it caps the request): a script
+        # descheduled for a moment loses nothing, as with Bleak on BlueZ,
+        # where dbus-daemon queues for it.
+        return gateway.notification_values(
+            self.address, characteristic.handle, adapter=self._adapter, buffer_kib=NOTIFICATION_BUFFER_KIB
+        )
 
     async def _forward(
         self,
