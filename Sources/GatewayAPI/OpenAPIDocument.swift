@@ -1268,7 +1268,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0 }
+          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -1509,7 +1509,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0 }
+          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -1877,7 +1877,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0 }
+          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -4789,6 +4789,7 @@ paths:
         schema:
           type: integer
           minimum: 0
+          maximum: 9223372036854775807
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -5139,6 +5140,7 @@ paths:
         schema:
           type: integer
           minimum: 0
+          maximum: 9223372036854775807
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -5649,6 +5651,7 @@ paths:
         schema:
           type: integer
           minimum: 0
+          maximum: 9223372036854775807
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
