@@ -66,6 +66,9 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let peripheralFailed = Code(rawValue: "peripheral-failed")
         /// The object exists already (a second subscription of one session...).
         public static let alreadyExists = Code(rawValue: "already-exists")
+        /// Every adapter that could take the connection holds as many as
+        /// its slot limit allows, and none freed before the deadline.
+        public static let noConnectionSlot = Code(rawValue: "no-connection-slot")
         /// The caller cancelled, or the central stopped.
         public static let cancelled = Code(rawValue: "cancelled")
         /// bluetoothd failed in a way it did not classify.

@@ -17,9 +17,17 @@ extension SimulatedBlueZ {
         try await core.controlRemoveDevice(address)
     }
 
-    /// Moves a peripheral: its advertisements now arrive with this RSSI.
+    /// Moves a peripheral: its advertisements now arrive with this RSSI
+    /// (at every adapter that hears it).
     public func setRSSI(_ rssi: Int16, of address: DeviceAddress) async throws {
         try await core.withDevice(address) { $0.rssi = rssi }
+    }
+
+    /// Moves a peripheral relative to one adapter: its advertisements
+    /// arrive there with this RSSI (the object under that adapter; see
+    /// `Scenario.Device.heardBy`).
+    public func setRSSI(_ rssi: Int16, of address: DeviceAddress, adapter: String) async throws {
+        try await core.controlSetRSSI(rssi, of: address, adapter: adapter)
     }
 
     /// Takes a peripheral out of radio range (it stops advertising, a

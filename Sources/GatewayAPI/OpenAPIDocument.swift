@@ -715,6 +715,16 @@ paths:
         looked for first: the gateway scans, sharing discovery with any
         running scan, until the device advertises, then connects, all
         within the timeout. A device that is not heard in time is a 504.
+
+        Each adapter holds a limited number of connections (its connection
+        slots, `--connection-slots`, 7 by default; `connection_slots` in
+        `/v1/adapters`). With no `?adapter=` (and no `--adapter`), the
+        connection goes to the powered adapter that hears the device best
+        (the RSSI of the device under each adapter) among those with a free
+        slot; the answer's `adapter` says which. When no adapter that could
+        take it has a free slot, the request waits, behind earlier ones, for
+        a device to disconnect or drop its link, until its timeout; then it
+        is a 503 `no-connection-slot` with `Retry-After`.
       parameters:
         - $ref: "#/components/parameters/Timeout"
       responses:
@@ -790,6 +800,12 @@ paths:
         bluetoothd does not list a kept device (it restarts, or the device
         is out of range), `GET /v1/devices/{address}` answers what the
         gateway knows of it, disconnected, never 404.
+
+        With no `?adapter=` (and no `--adapter`), the device is kept on the
+        adapter that hears it best with a free connection slot. When its
+        adapter goes away (a USB adapter unplugged), the gateway connects
+        the device through the adapter that hears it best (`via`); it stays
+        kept under its own adapter.
       requestBody:
         required: false
         content:
@@ -1033,6 +1049,15 @@ paths:
         - $ref: "#/components/parameters/Encoding"
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
+        - name: format
+          in: query
+          description: |
+            `event` (the default): each `notification` event's data is a
+            `Notification` object. `value`: the value alone, a JSON
+            string in the stream's `encoding` (`hex` or `base64`; `utf8` is
+            refused), with the same ids: for a reader that knows what it
+            subscribed to and wants the least to decode for each value.
+          schema: { type: string, enum: [event, value] }
       responses:
         "200":
           description: |
@@ -1268,7 +1293,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
+          schema: { type: integer, minimum: 0, maximum: 9999999999999999999 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -1509,7 +1534,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
+          schema: { type: integer, minimum: 0, maximum: 9999999999999999999 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -1877,7 +1902,7 @@ paths:
         - name: last_event_id
           in: query
           description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
-          schema: { type: integer, minimum: 0, maximum: 9223372036854775807 }
+          schema: { type: integer, minimum: 0, maximum: 9999999999999999999 }
         - $ref: "#/components/parameters/StreamDuration"
         - $ref: "#/components/parameters/StreamBuffer"
       responses:
@@ -2229,10 +2254,12 @@ components:
             detail: "the gateway holds 32 kept devices, its limit (--max-kept-devices 32): remove one first"
     Unavailable:
       description: |
-        The adapter is off or missing (`adapter-unavailable`), or BlueZ is
+        The adapter is off or missing (`adapter-unavailable`), BlueZ is
         unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
         running or the D-Bus connection is lost; the gateway recovers by
-        itself: try again after `Retry-After` seconds).
+        itself: try again after `Retry-After` seconds), or no adapter that
+        could take a connection had a free slot before the request's timeout
+        (`no-connection-slot`, with `Retry-After`).
       headers:
         Retry-After:
           schema: { type: integer }
@@ -2361,6 +2388,18 @@ components:
           type: string
           enum: [powered-on, powered-off, unavailable]
           description: As Core Bluetooth's manager state.
+        connection_slots:
+          type: object
+          description: |
+            The adapter's connection slots (not in events' `details`). BlueZ
+            does not expose a controller's connection limit, so `limit` is
+            `--connection-slots`.
+          required: [limit, used, free, queued]
+          properties:
+            limit: { type: integer, minimum: 1, description: Connections the adapter holds at once. }
+            used: { type: integer, minimum: 0, description: Connected devices and connections being made through it. }
+            free: { type: integer, minimum: 0 }
+            queued: { type: integer, minimum: 0, description: Connections waiting for a slot that this adapter could serve. }
     AdapterUpdate:
       type: object
       required: [powered]
@@ -2720,9 +2759,16 @@ components:
         last_reason: { type: string, description: Why the last attempt to subscribe failed or the subscription ended. }
     KeptConnection:
       type: object
-      required: [adapter, address, status, failed_attempts, max_attempts]
+      required: [adapter, via, address, status, failed_attempts, max_attempts]
       properties:
-        adapter: { type: string, example: hci0 }
+        adapter: { type: string, example: hci0, description: The adapter the device is kept on. }
+        via:
+          type: string
+          example: hci0
+          description: |
+            The adapter the device is connected (or being connected) through:
+            `adapter` while it is present; after it went away (unplugged),
+            the adapter that heard the device best.
         address: { $ref: "#/components/schemas/Address" }
         status:
           type: string
@@ -2866,7 +2912,12 @@ components:
         - if: { properties: { event: { const: notification } } }
           then:
             properties:
-              data: { contentMediaType: application/json, contentSchema: { $ref: "#/components/schemas/Notification" } }
+              data:
+                contentMediaType: application/json
+                contentSchema:
+                  oneOf:
+                    - { $ref: "#/components/schemas/Notification" }
+                    - { type: string, description: "With `?format=value`: the value alone, in the stream's encoding." }
         - if: { properties: { event: { enum: [subscription-interrupted, subscription-ended] } } }
           then:
             properties:
@@ -4036,6 +4087,16 @@ paths:
         looked for first: the gateway scans, sharing discovery with any
         running scan, until the device advertises, then connects, all
         within the timeout. A device that is not heard in time is a 504.
+
+        Each adapter holds a limited number of connections (its connection
+        slots, `--connection-slots`, 7 by default; `connection_slots` in
+        `/v1/adapters`). With no `?adapter=` (and no `--adapter`), the
+        connection goes to the powered adapter that hears the device best
+        (the RSSI of the device under each adapter) among those with a free
+        slot; the answer's `adapter` says which. When no adapter that could
+        take it has a free slot, the request waits, behind earlier ones, for
+        a device to disconnect or drop its link, until its timeout; then it
+        is a 503 `no-connection-slot` with `Retry-After`.
       parameters:
       - $ref: '#/components/parameters/Timeout'
       responses:
@@ -4131,6 +4192,12 @@ paths:
         bluetoothd does not list a kept device (it restarts, or the device
         is out of range), `GET /v1/devices/{address}` answers what the
         gateway knows of it, disconnected, never 404.
+
+        With no `?adapter=` (and no `--adapter`), the device is kept on the
+        adapter that hears it best with a free connection slot. When its
+        adapter goes away (a USB adapter unplugged), the gateway connects
+        the device through the adapter that hears it best (`via`); it stays
+        kept under its own adapter.
       requestBody:
         required: false
         content:
@@ -4458,6 +4525,19 @@ paths:
       - $ref: '#/components/parameters/Encoding'
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
+      - name: format
+        in: query
+        description: |
+          `event` (the default): each `notification` event's data is a
+          `Notification` object. `value`: the value alone, a JSON
+          string in the stream's `encoding` (`hex` or `base64`; `utf8` is
+          refused), with the same ids: for a reader that knows what it
+          subscribed to and wants the least to decode for each value.
+        schema:
+          type: string
+          enum:
+          - event
+          - value
       responses:
         '200':
           description: |
@@ -4472,7 +4552,7 @@ paths:
                 description: |-
                   Server-Sent Events (`text/event-stream`): blocks of `id:` (the gateway-wide event id), `event:` (the type) and one `data:` line of JSON, and `:` comment heartbeats. Events, and what `data` holds:
 
-                  - `notification`: `Notification`
+                  - `notification`: JSON
                   - `subscription-interrupted`: `SubscriptionEnded`
                   - `subscription-resumed`: `{}`
                   - `subscription-ended`: `SubscriptionEnded`
@@ -4789,7 +4869,7 @@ paths:
         schema:
           type: integer
           minimum: 0
-          maximum: 9223372036854775807
+          maximum: 9999999999999999999
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -5140,7 +5220,7 @@ paths:
         schema:
           type: integer
           minimum: 0
-          maximum: 9223372036854775807
+          maximum: 9999999999999999999
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -5651,7 +5731,7 @@ paths:
         schema:
           type: integer
           minimum: 0
-          maximum: 9223372036854775807
+          maximum: 9999999999999999999
       - $ref: '#/components/parameters/StreamDuration'
       - $ref: '#/components/parameters/StreamBuffer'
       responses:
@@ -6099,10 +6179,12 @@ components:
               first'
     Unavailable:
       description: |
-        The adapter is off or missing (`adapter-unavailable`), or BlueZ is
+        The adapter is off or missing (`adapter-unavailable`), BlueZ is
         unreachable for now (`bluetoothd-unavailable`: bluetoothd is not
         running or the D-Bus connection is lost; the gateway recovers by
-        itself: try again after `Retry-After` seconds).
+        itself: try again after `Retry-After` seconds), or no adapter that
+        could take a connection had a free slot before the request's timeout
+        (`no-connection-slot`, with `Retry-After`).
       headers:
         Retry-After:
           schema:
@@ -6321,6 +6403,33 @@ components:
           - powered-off
           - unavailable
           description: As Core Bluetooth's manager state.
+        connection_slots:
+          type: object
+          description: |
+            The adapter's connection slots (not in events' `details`). BlueZ
+            does not expose a controller's connection limit, so `limit` is
+            `--connection-slots`.
+          required:
+          - limit
+          - used
+          - free
+          - queued
+          properties:
+            limit:
+              type: integer
+              minimum: 1
+              description: Connections the adapter holds at once.
+            used:
+              type: integer
+              minimum: 0
+              description: Connected devices and connections being made through it.
+            free:
+              type: integer
+              minimum: 0
+            queued:
+              type: integer
+              minimum: 0
+              description: Connections waiting for a slot that this adapter could serve.
     AdapterUpdate:
       type: object
       required:
@@ -6997,6 +7106,7 @@ components:
       type: object
       required:
       - adapter
+      - via
       - address
       - status
       - failed_attempts
@@ -7005,6 +7115,14 @@ components:
         adapter:
           type: string
           example: hci0
+          description: The adapter the device is kept on.
+        via:
+          type: string
+          example: hci0
+          description: |
+            The adapter the device is connected (or being connected) through:
+            `adapter` while it is present; after it went away (unplugged),
+            the adapter that heard the device best.
         address:
           $ref: '#/components/schemas/Address'
         status:
@@ -7301,7 +7419,10 @@ components:
             data:
               contentMediaType: application/json
               contentSchema:
-                $ref: '#/components/schemas/Notification'
+                oneOf:
+                - $ref: '#/components/schemas/Notification'
+                - type: string
+                  description: 'With `?format=value`: the value alone, in the stream''s encoding.'
       - if:
           properties:
             event:

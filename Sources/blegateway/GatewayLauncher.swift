@@ -64,6 +64,7 @@ enum GatewayLauncher {
         }
         var centralOptions = Central.Options()
         centralOptions.notifyPath = settings.notifyPath
+        centralOptions.slotLimits = settings.slotLimits
         let central = Central(connection: connection, options: centralOptions)
         do {
             try await central.start()

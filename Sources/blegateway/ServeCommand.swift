@@ -44,8 +44,22 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "address"))
     var listen: String?
 
-    @Option(help: ArgumentHelp("The adapter used when a request names none (default: BlueZ's first). [BLEGATEWAY_ADAPTER]", valueName: "hciN"))
+    @Option(
+        help: ArgumentHelp(
+            "The adapter used when a request names none (default: connect and keep pick the adapter that hears the device best with a free slot; the rest use BlueZ's first). [BLEGATEWAY_ADAPTER]",
+            valueName: "hciN"))
     var adapter: String?
+
+    @Option(
+        name: .customLong("connection-slots"),
+        help: ArgumentHelp(
+            "Connections each adapter holds at once: N for every adapter, hciN=M for one (7,hci1=5). [BLEGATEWAY_CONNECTION_SLOTS]",
+            discussion: """
+                BlueZ does not expose a controller's connection limit, so it is set here (default 7; adapters hold 5 to 10). \
+                A connection past the limit waits for a slot until its timeout, then fails with 503 and Retry-After.
+                """,
+            valueName: "limits"))
+    var connectionSlots: String?
 
     @Option(
         name: .customLong("api-key"),

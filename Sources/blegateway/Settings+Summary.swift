@@ -7,7 +7,8 @@ extension Settings {
     var summary: String {
         let lines: [(String, String)] = [
             ("listen", listen.description),
-            ("adapter", adapter ?? "(BlueZ's first)"),
+            ("adapter", adapter ?? "(none: connections pick an adapter, the rest BlueZ's first)"),
+            ("connection-slots", slotLimits.description),
             ("api-key", apiKey == nil ? "(none)" : "(set)"),
             ("cors-origins", corsOrigins.isEmpty ? "(none)" : corsOrigins.sorted().joined(separator: ",")),
             ("tls", tlsCertificate.map { "\($0) with key \(tlsKey ?? "?")" } ?? "(off)"),

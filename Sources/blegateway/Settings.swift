@@ -11,6 +11,8 @@ import Logging
 struct Settings {
     var listen: SocketAddress
     var adapter: String?
+    /// Connection slots per adapter (`--connection-slots`).
+    var slotLimits = SlotLimits()
     var apiKey: String?
     var corsOrigins: Set<String>
     var tlsCertificate: String?
@@ -58,6 +60,13 @@ struct Settings {
         adapter = command.adapter ?? environment["BLEGATEWAY_ADAPTER"]
         if let adapter, !AdapterName.isValid(adapter) {
             throw ValidationError("--adapter must be an adapter name such as hci0, not '\(adapter)'")
+        }
+        if let slots = command.connectionSlots ?? environment["BLEGATEWAY_CONNECTION_SLOTS"] {
+            do {
+                slotLimits = try SlotLimits(parsing: slots)
+            } catch {
+                throw ValidationError("--connection-slots: \(error.message)")
+            }
         }
         if let path = command.apiKeyFile {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {

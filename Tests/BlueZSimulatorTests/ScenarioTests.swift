@@ -77,6 +77,10 @@ import Testing
             7, "unknown behaviour 'warp-drive'"
         ),
         ("devices:\n  - address: \"11:22:33:44:55:66\"\n    adapter: hci7\n", 2, "no adapter 'hci7'"),
+        ("devices:\n  - address: \"11:22:33:44:55:66\"\n    heardBy: {hci0: -50, hci3: -60}\n", 2, "heardBy names no adapter of this scenario: 'hci3'"),
+        ("devices:\n  - address: \"11:22:33:44:55:66\"\n    adapter: hci0\n    heardBy: {hci0: -50}\n", 4, "either 'adapter' or 'heardBy'"),
+        ("devices:\n  - address: \"11:22:33:44:55:66\"\n    heardBy: {}\n", 3, "heardBy needs at least one adapter"),
+        ("devices:\n  - address: \"11:22:33:44:55:66\"\n    heardBy: {hci0: 30}\n", 3, "30 is out of range -127...20"),
         ("connectedSignal: sometimes\n", 1, "always, never or a probability"),
         ("devices:\n  - address: \"11:22:33:44:55:66\"\n    connection: { mtu: 22 }\n", 3, "22 is out of range 23...517"),
     ])
@@ -88,6 +92,21 @@ import Testing
             #expect(error.line == line, "\(error)")
             #expect(error.description.contains(message), "\(error)")
         }
+    }
+
+    @Test func aDeviceHeardBySeveralAdaptersIsOneObjectPerAdapterWithItsOwnRSSI() throws {
+        let scenario = try Scenario.parse(
+            """
+            adapters: [{id: hci0}, {id: hci1}]
+            devices:
+              - address: "11:22:33:44:55:66"
+                heardBy: {hci1: -72, hci0: -50}
+            """)
+        let device = try #require(scenario.devices.first)
+        #expect(device.heardBy == ["hci0": -50, "hci1": -72])
+        #expect(device.placements.map(\.adapter) == ["hci0", "hci1"])
+        #expect(device.placements.map(\.rssi) == [-50, -72])
+        #expect(device.placements.allSatisfy { $0.heardBy.isEmpty && $0.address == device.address })
     }
 
     @Test func theConnectedSignalIsAScenarioOption() throws {

@@ -8,6 +8,18 @@ private final class MakeCount: Sendable {
     let value = Atomic(0)
 }
 
+/// An entry of the tests: a name, an integer.
+private struct Entry: DerivedKey {
+    typealias Value = Int
+    let name: String
+}
+
+/// Another kind of entry, with a key that equals an `Entry`'s name.
+private struct OtherEntry: DerivedKey {
+    typealias Value = String
+    let name: String
+}
+
 @Suite struct DerivedValuesTests {
     @Test func anEntryIsMadeOnceWhateverTheCallers() async {
         let derived = DerivedValues()
@@ -15,7 +27,7 @@ private final class MakeCount: Sendable {
         let results = await withTaskGroup(of: Int.self) { group in
             for caller in 0..<64 {
                 group.addTask {
-                    derived.value(for: "frame") {
+                    derived.value(for: Entry(name: "frame")) {
                         made.value.add(1, ordering: .relaxed)
                         return caller
                     }
@@ -32,9 +44,10 @@ private final class MakeCount: Sendable {
         let value = CharacteristicValue(
             adapter: "hci0", device: address, service: nil, characteristic: BluetoothUUID(uuid16: 0x2a37), handle: 12,
             value: [6, 72], timestamp: .init(timeIntervalSince1970: 0))
-        #expect(value.derived.value(for: "a") { 1 } == 1)
-        #expect(value.derived.value(for: "b") { 2 } == 2)
-        #expect(value.derived.value(for: "a") { 3 } == 1)
+        #expect(value.derived.value(for: Entry(name: "a")) { 1 } == 1)
+        #expect(value.derived.value(for: Entry(name: "b")) { 2 } == 2)
+        #expect(value.derived.value(for: Entry(name: "a")) { 3 } == 1)
+        #expect(value.derived.value(for: OtherEntry(name: "a")) { "x" } == "x", "kinds of entry are separate")
         var copy = value
         #expect(copy.derived === value.derived, "a copy is the same notification")
         copy = CharacteristicValue(

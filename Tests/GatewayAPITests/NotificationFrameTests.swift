@@ -29,6 +29,29 @@ import Testing
             value: [6, 72], timestamp: Date(timeIntervalSince1970: 0))
         #expect(id(String(decoding: NotificationHub.frame(of: next, .hex, log: log), as: UTF8.self)) != id(hexText))
     }
+
+    @Test func theValueFormatCarriesTheValueAloneWithTheSameId() throws {
+        let log = EventLog(capacity: 16)
+        let value = CharacteristicValue(
+            adapter: "hci0", device: try BluetoothAddress(parsing: "AA:BB:CC:DD:EE:FF"), service: nil,
+            characteristic: BluetoothUUID(uuid16: 0x2a37), handle: 12, value: [6, 72],
+            timestamp: Date(timeIntervalSince1970: 0))
+        let event = String(decoding: NotificationHub.frame(of: value, .hex, .event, log: log), as: UTF8.self)
+        let alone = String(decoding: NotificationHub.frame(of: value, .hex, .value, log: log), as: UTF8.self)
+        let id = event.split(separator: "\n").first { $0.hasPrefix("id: ") } ?? "none"
+        #expect(alone == "\(id)\nevent: notification\ndata: \"0648\"\n\n")
+        #expect(
+            String(decoding: NotificationHub.frame(of: value, .base64, .value, log: log), as: UTF8.self)
+                == "\(id)\nevent: notification\ndata: \"Bkg=\"\n\n")
+    }
+
+    @Test func theValueFormatIsHexOrBase64() throws {
+        #expect(try NotificationFormat(parameter: nil, encoding: .utf8) == .event)
+        #expect(try NotificationFormat(parameter: "value", encoding: .base64) == .value)
+        for (format, encoding) in [("value", ByteEncoding.utf8), ("values", .hex), ("", .hex)] {
+            #expect(throws: Problem.self) { try NotificationFormat(parameter: format, encoding: encoding) }
+        }
+    }
 }
 
 /// What a lease delivers before its stream's writer exists is written first,

@@ -68,8 +68,14 @@ import Testing
 
         let first = try gateway.stream(device + "/characteristics/2a37/notifications")
         let second = try gateway.stream(device + "/characteristics/2a37/notifications?encoding=base64")
+        let valuesAlone = try gateway.stream(device + "/characteristics/2a37/notifications?format=value&buffer_kib=4096")
         let firstEvents = await first.waitFor(5, of: "notification")
         let secondEvents = await second.waitFor(5, of: "notification")
+        let aloneEvents = await valuesAlone.waitFor(5, of: "notification")
+        valuesAlone.close()
+        // ?format=value: each value alone, a JSON string, with the same ids.
+        #expect(aloneEvents.count >= 5 && aloneEvents.allSatisfy { $0.dataLines.first?.hasPrefix("\"06") == true }, "\(aloneEvents.prefix(2))")
+        #expect(!Set(aloneEvents.compactMap(\.id)).isDisjoint(with: firstEvents.compactMap(\.id)))
         #expect(firstEvents.count >= 5 && secondEvents.count >= 5)
         let value = firstEvents.first?.json
         #expect(value?["address"] as? String == TestScenario.strap)

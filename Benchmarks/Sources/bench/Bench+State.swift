@@ -19,6 +19,8 @@ import Glibc
 /// Runs after the main gateway stopped, on the main bus and responder.
 extension Bench {
     static let keptDeviceCount = 100
+    /// Connection slots for the kept devices on the simulator's one adapter.
+    var keptSlots: [String] { ["--connection-slots", String(Self.keptDeviceCount)] }
     static let storedEventTarget = 100_000
 
     func stateStore() throws {
@@ -150,7 +152,10 @@ extension Bench {
 
         // Kept and subscribed for the first time.
         let keepPort = HTTPProbe.freePort()
-        var first: Child? = try startGateway(busAddress, port: keepPort, tag: "kept-1", extra: ["--state-dir", directory])
+        // One simulated adapter holds them all: its slots are the count, not
+        // a real controller's 7.
+        var first: Child? = try startGateway(
+            busAddress, port: keepPort, tag: "kept-1", extra: ["--state-dir", directory] + keptSlots)
         let start = Clock.seconds()
         try curl(port: keepPort, (0..<count).map { ("PUT", "/v1/devices/\(keptAddress($0))/keep", nil) })
         let allConnected = waitUntil(port: keepPort, path: "/v1/kept-connections", field: "status", value: "connected", count: count, timeout: 300)
@@ -212,7 +217,7 @@ extension Bench {
     func restore(_ busAddress: String, directory: String, tag: String) throws -> [String: Double] {
         let port = HTTPProbe.freePort()
         let start = Clock.seconds()
-        let child = try startGateway(busAddress, port: port, tag: tag, extra: ["--state-dir", directory])
+        let child = try startGateway(busAddress, port: port, tag: tag, extra: ["--state-dir", directory] + keptSlots)
         defer { child.stop() }
         var figure: [String: Double] = ["health_s": Clock.seconds() - start]
         let count = Self.keptDeviceCount

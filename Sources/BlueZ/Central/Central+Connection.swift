@@ -6,6 +6,12 @@ extension Central {
     ///
     /// - A device bluetoothd does not list yet is looked for first (see
     ///   `find`), within the same deadline.
+    /// - Takes one of the adapter's connection slots (`options.slotLimits`)
+    ///   for the attempt. With no `adapter`, the device goes to the powered
+    ///   adapter that hears it best (RSSI of its object there) and has a
+    ///   free slot. When none has, the call waits, behind earlier ones, for
+    ///   a slot to free (a device disconnecting or dropping its link) until
+    ///   the deadline, then throws `.noConnectionSlot`.
     /// - Skips `Connect()` when the mirror shows the device connected.
     /// - Waits for `ServicesResolved` by racing it against the device
     ///   disconnecting, the device being removed, and the deadline; it does
@@ -21,12 +27,14 @@ extension Central {
         async throws(BlueZError) -> Device
     {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        let device: Device
         do {
-            device = try self.device(address, adapter: adapter)
+            _ = try self.device(address, adapter: adapter)
         } catch where error.code == .notFound {
-            device = try await find(address, adapter: adapter, deadline: deadline)
+            _ = try await find(address, adapter: adapter, deadline: deadline)
         }
+        let slot = try await takeSlot(for: address, adapter: adapter, deadline: deadline)
+        defer { releaseSlot(slot) }
+        let device = try self.device(address, path: slot.path)
         guard (try adapterSnapshot(device.adapter)).powered else {
             throw BlueZError(.poweredOff, "\(device.adapter) is powered off")
         }
@@ -63,9 +71,16 @@ extension Central {
                 .timeout, "\(address) was not found in time: \(error.message)", dbusName: error.dbusName,
                 dbusMessage: error.dbusMessage)
         }
-        let finder = Task { () -> Device? in
+        // An adapter that goes away (unplugged) will not find it: that ends
+        // the search at once, so a caller that can use another adapter (the
+        // keeper) need not wait for the deadline.
+        let finder = Task { () -> Result<Device, BlueZError>? in
             for await event in session {
-                if case .discovered(let device) = event { return device }
+                switch event {
+                case .discovered(let device): return .success(device)
+                case .interrupted(let error) where error.code == .adapterUnavailable: return .failure(error)
+                default: continue
+                }
             }
             return nil
         }
@@ -83,7 +98,7 @@ extension Central {
             if Task.isCancelled { throw BlueZError(.cancelled, "the connection was cancelled") }
             throw BlueZError(.timeout, "\(address) was not found: no advertisement from it was heard in time")
         }
-        return found
+        return try found.get()
     }
 
     private func connectInLane(_ path: ObjectPath, address: BluetoothAddress, deadline: ContinuousClock.Instant)

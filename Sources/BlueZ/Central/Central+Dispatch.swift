@@ -121,6 +121,8 @@ extension Central {
                 state.waiters[id] = nil
             }
         }
+        // A link down, a device gone or an adapter back may free a slot.
+        if !state.slots.queue.isEmpty { Self.serveSlots(in: &state, limits: options.slotLimits) }
     }
 
     /// The hot path of notifications: one dictionary lookup, one value built

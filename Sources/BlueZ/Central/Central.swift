@@ -64,6 +64,10 @@ public final class Central: Sendable {
         /// How notifications are asked of BlueZ (AcquireNotify where
         /// offered, or StartNotify always).
         public var notifyPath: NotifyPath = .acquire
+        /// How many connections each adapter holds at once (BlueZ does not
+        /// say; see `SlotLimits`). A connection past the limit waits for a
+        /// slot until its deadline.
+        public var slotLimits = SlotLimits()
 
         public init() {}
     }
@@ -181,6 +185,10 @@ public final class Central: Sendable {
             for waiter in state.waiters.values {
                 state.deliveries.append(.outcome(waiter.promise, .failure(BlueZError(.cancelled, "the central stopped"))))
             }
+            for request in state.slots.queue {
+                state.deliveries.append(.outcome(request.promise, .failure(BlueZError(.cancelled, "the central stopped"))))
+            }
+            state.slots.queue = []
             state.sessions = [:]
             state.subscriptions = [:]
             state.waiters = [:]

@@ -8,7 +8,7 @@ public struct CentralEventFilter: Sendable, Hashable {
     private enum Kind: Hashable {
         case all
         case links
-        case link(address: BluetoothAddress, adapter: String)
+        case link(address: BluetoothAddress, adapter: String?)
     }
 
     private let kind: Kind
@@ -19,7 +19,9 @@ public struct CentralEventFilter: Sendable, Hashable {
     /// The link events of one device (connected, services resolved,
     /// disconnected, removed), and every change of an adapter's state or of
     /// BlueZ's availability (which can end a link without a device event).
-    public static func link(of address: BluetoothAddress, adapter: String) -> CentralEventFilter {
+    /// With `adapter` nil, the device's link events through any adapter
+    /// (a peer heard by several adapters has an object under each).
+    public static func link(of address: BluetoothAddress, adapter: String?) -> CentralEventFilter {
         CentralEventFilter(kind: .link(address: address, adapter: adapter))
     }
 
@@ -45,7 +47,9 @@ public struct CentralEventFilter: Sendable, Hashable {
         case .all: return true
         case .links: return Self.linkDevice(of: event) != nil || Self.isBlueZState(event)
         case .link(let address, let adapter):
-            if let device = Self.linkDevice(of: event) { return device.address == address && device.adapter == adapter }
+            if let device = Self.linkDevice(of: event) {
+                return device.address == address && (adapter == nil || device.adapter == adapter)
+            }
             return Self.isBlueZState(event)
         }
     }

@@ -46,6 +46,8 @@ struct CentralState {
     var acquiredNotify: [ObjectPath: AcquiredNotify] = [:]
     /// Operations waiting for a condition of the tree (connect, power).
     var waiters: [UInt64: TreeWaiter] = [:]
+    /// Connection slots per adapter, and the connections waiting for one.
+    var slots = ConnectionSlots()
     /// Devices this central connected, to disconnect at `stop()`.
     var connectedByUs: Set<ObjectPath> = []
     /// Devices kept connected across restarts ("hci0/AA:BB:CC:DD:EE:FF"),

@@ -68,8 +68,13 @@ public final class ConnectionKeeper: Sendable {
             case givenUp = "given-up"
         }
 
+        /// The adapter it is kept on (its identity, and where it is stored).
         public var adapter: String
         public var address: BluetoothAddress
+        /// The adapter it is connected, or being connected, through:
+        /// `adapter` while that adapter is present; after it went away
+        /// (unplugged), the adapter that heard the device best.
+        public var via: String
         /// Give up after this many failed attempts in a row; nil: never.
         public var maxAttempts: Int?
         public var status: Status
@@ -140,8 +145,8 @@ public final class ConnectionKeeper: Sendable {
             }
             state.entries[key] = Entry(
                 device: KeptDevice(
-                    adapter: adapter, address: address, maxAttempts: maxAttempts, status: .connecting, failedAttempts: 0,
-                    lastReason: nil, label: label))
+                    adapter: adapter, address: address, via: adapter, maxAttempts: maxAttempts, status: .connecting,
+                    failedAttempts: 0, lastReason: nil, label: label))
             return (true, true)
         }
         if start {
@@ -157,6 +162,7 @@ public final class ConnectionKeeper: Sendable {
     public func release(_ address: BluetoothAddress, adapter: String) -> Bool {
         central.leaveConnectedOnStop(address, adapter: adapter, false)
         let entry = state.withLock { $0.entries.removeValue(forKey: Self.key(adapter, address)) }
+        if let via = entry?.device.via, via != adapter { central.leaveConnectedOnStop(address, adapter: via, false) }
         entry?.task?.cancel()
         return entry != nil
     }
@@ -214,24 +220,32 @@ public final class ConnectionKeeper: Sendable {
         }
     }
 
-    private func isConnected(_ address: BluetoothAddress, adapter: String) -> Bool {
+    private func isConnected(_ address: BluetoothAddress, adapter: String, key: String) -> Bool {
         guard let device = try? central.device(address, adapter: adapter) else { return false }
-        state.withLock { $0.entries[Self.key(adapter, address)]?.snapshot = device }
+        state.withLock { $0.entries[key]?.snapshot = device }
         return device.connected
     }
 
     /// Keeps one device connected until cancelled or given up.
+    ///
+    /// Through the adapter it is kept on while that adapter is present;
+    /// when it goes away (a USB adapter unplugged: its object is removed,
+    /// BlueZ still running), through the adapter that hears the device
+    /// best and has a free slot (`Central.connect` with no adapter), where
+    /// it stays until its link is lost again.
     private func run(key: String, address: BluetoothAddress, adapter: String) async {
         // Followed from before the first attempt, so that a loss right
-        // after a connect is not missed.
-        let events = central.events(.link(of: address, adapter: adapter), bufferSize: 256)
+        // after a connect is not missed; through any adapter, since the
+        // device may move.
+        let events = central.events(.link(of: address, adapter: nil), bufferSize: 256)
         var changes = events.makeAsyncIterator()
         var failed = 0
         var reason = "kept"
         var announced = false
+        var via = adapter
         // Released before this task was even recorded: nothing to keep.
         while !Task.isCancelled, state.withLock({ $0.entries[key] != nil }) {
-            if isConnected(address, adapter: adapter) {
+            if isConnected(address, adapter: via, key: key) {
                 if !announced {
                     announced = true
                     update(key) {
@@ -241,8 +255,8 @@ public final class ConnectionKeeper: Sendable {
                     emit(.connected(adapter: adapter, address: address, attempts: failed))
                     failed = 0
                 }
-                guard let lost = await Self.nextLoss(of: address, adapter: adapter, in: &changes) else { return }
-                if !isConnected(address, adapter: adapter) {
+                guard let lost = await Self.nextLoss(of: address, adapter: via, in: &changes) else { return }
+                if !isConnected(address, adapter: via, key: key) {
                     // BlueZ going away drops the adapter and the link first:
                     // its own reason says more.
                     let availability = central.availability
@@ -259,14 +273,17 @@ public final class ConnectionKeeper: Sendable {
             // Nothing can connect while BlueZ is unreachable or the adapter
             // is off: wait for both rather than use up attempts (so that a
             // bluetoothd restart or a power cycle never gives a device up).
-            if central.adapterState(adapter) != .poweredOn {
+            let moved =
+                central.availability == .available && central.adapterState(adapter) == .unavailable
+                && central.adapters().contains(where: \.powered)
+            if !moved, central.adapterState(adapter) != .poweredOn {
                 let availability = central.availability
                 let waitingFor = availability == .available ? "adapter-\(central.adapterState(adapter).rawValue)" : availability.name
                 update(key) {
                     $0.status = .connecting
                     $0.lastReason = waitingFor
                 }
-                guard await Self.nextAdapterChange(adapter, in: &changes) else { return }
+                guard await Self.nextAdapterChange(in: &changes) else { return }
                 continue
             }
             let maxAttempts = state.withLock { $0.entries[key]?.device.maxAttempts }
@@ -274,6 +291,7 @@ public final class ConnectionKeeper: Sendable {
                 update(key) { $0.status = .givenUp }
                 state.withLock { $0.entries[key]?.task = nil }
                 central.leaveConnectedOnStop(address, adapter: adapter, false)
+                if via != adapter { central.leaveConnectedOnStop(address, adapter: via, false) }
                 emit(.givenUp(adapter: adapter, address: address, attempts: failed, reason: reason))
                 return
             }
@@ -283,13 +301,18 @@ public final class ConnectionKeeper: Sendable {
                 do { try await Task.sleep(for: delay) } catch { return }
             }
             do {
-                try await central.connect(address, adapter: adapter, timeout: policy.connectTimeout)
+                let device = try await central.connect(
+                    address, adapter: moved ? nil : adapter, timeout: policy.connectTimeout)
+                via = device.adapter
+                update(key) { $0.via = device.adapter }
+                // Left connected at stop through whichever adapter holds it.
+                if via != adapter { central.leaveConnectedOnStop(address, adapter: via, true) }
             } catch {
                 if Task.isCancelled { return }
                 // The adapter or BlueZ went away under the attempt (bluetoothd
                 // drops the links before it says it powers off or exits):
                 // not the device's failure; wait for them above.
-                if central.adapterState(adapter) != .poweredOn { continue }
+                if !moved, central.adapterState(adapter) != .poweredOn { continue }
                 failed += 1
                 reason = error.code.rawValue
                 update(key) {
@@ -300,16 +323,15 @@ public final class ConnectionKeeper: Sendable {
         }
     }
 
-    /// Waits for a change of the adapter's state or of BlueZ's
-    /// availability (the caller looks again: usable, or waiting for
+    /// Waits for a change of an adapter's state (any: the kept one coming
+    /// back, or another that could take the device when it does not) or of
+    /// BlueZ's availability (the caller looks again: usable, or waiting for
     /// something else now); false when the central's events end or the
     /// task is cancelled.
-    private static func nextAdapterChange(
-        _ adapter: String, in changes: inout AsyncStream<CentralEvent>.Iterator
-    ) async -> Bool {
+    private static func nextAdapterChange(in changes: inout AsyncStream<CentralEvent>.Iterator) async -> Bool {
         while let event = await changes.next() {
             switch event {
-            case .adapterState(let id, _) where id == adapter: return true
+            case .adapterState: return true
             case .availability: return true
             default: continue
             }

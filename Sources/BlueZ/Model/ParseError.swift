@@ -22,6 +22,8 @@ public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidObjectPathElement = Code(rawValue: "invalid-object-path-element")
         /// Not an adapter name `hci0` ... `hci9999`.
         public static let invalidAdapterName = Code(rawValue: "invalid-adapter-name")
+        /// Not a connection slot limit `7`, `hci1=5` or `7,hci1=5`.
+        public static let invalidSlotLimit = Code(rawValue: "invalid-slot-limit")
     }
 
     /// What kind of value was expected.

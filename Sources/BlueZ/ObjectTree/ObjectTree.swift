@@ -41,11 +41,19 @@ struct ObjectTree: Sendable, Hashable {
     }
 
     /// The device with `address`, on `adapter` if given. With no adapter
-    /// named, the device on the first adapter by name wins.
+    /// named, the connected one wins, then the first adapter by name.
     func device(address: BluetoothAddress, adapter: String? = nil) -> Device? {
         var found: Device?
+        // A peer heard by several adapters has an object under each: the
+        // connected one is the device (GATT lives there), else the first.
         for device in devices.values where device.address == address && (adapter == nil || device.adapter == adapter) {
-            if found == nil || device.adapter < found?.adapter ?? "" { found = device }
+            guard let current = found else {
+                found = device
+                continue
+            }
+            let better =
+                device.connected != current.connected ? device.connected : device.adapter < current.adapter
+            if better { found = device }
         }
         return found
     }

@@ -13,7 +13,8 @@ import DBus
 /// ```
 ///
 /// Methods: `SetInRange(s address, b in_range)`, `DropConnection(s
-/// address)`, `SetRSSI(s address, n rssi)`, `RemoveDevice(s address)`,
+/// address)`, `SetRSSI(s address, n rssi)`, `SetAdapterRSSI(s address,
+/// s adapter, n rssi)`, `RemoveDevice(s address)`,
 /// `SetValue(s address, s characteristic, ay value)`, `SetPowered(s
 /// adapter, b powered)`, `SetAdapterPresent(s adapter, b present)`,
 /// `StopBluetoothd()`, `StartBluetoothd()`,
@@ -57,6 +58,13 @@ public enum SimulatorControl {
                 Method("SetRSSI", inputs: [address, Argument("rssi", .int16)]) { call in
                     let (device, rssi) = try (deviceAddress(call, 0), argument(call, 1, \.int16, "rssi"))
                     try await refusing { try await simulator.setRSSI(rssi, of: device) }
+                    return []
+                },
+                Method("SetAdapterRSSI", inputs: [address, Argument("adapter", .string), Argument("rssi", .int16)]) {
+                    call in
+                    let device = try deviceAddress(call, 0)
+                    let (adapter, rssi) = try (argument(call, 1, \.string, "adapter"), argument(call, 2, \.int16, "rssi"))
+                    try await refusing { try await simulator.setRSSI(rssi, of: device, adapter: adapter) }
                     return []
                 },
                 Method("RemoveDevice", inputs: [address]) { call in

@@ -8,32 +8,54 @@ extension SimulatorCore {
         return device
     }
 
+    /// Every object of a peer: one per adapter that hears it (`heardBy`).
+    func deviceObjects(_ address: DeviceAddress) throws(SimulatorError) -> [DeviceState] {
+        let found = devices.values.filter { $0.spec.address == address }.sorted { $0.adapter < $1.adapter }
+        guard !found.isEmpty else { throw SimulatorError("no simulated device \(address)") }
+        return found
+    }
+
+    /// The object of a peer under one adapter.
+    func device(_ address: DeviceAddress, adapter: String) throws(SimulatorError) -> DeviceState {
+        guard let device = devices.values.first(where: { $0.spec.address == address && $0.adapter == adapter }) else {
+            throw SimulatorError("\(adapter) does not hear \(address)")
+        }
+        return device
+    }
+
     func withDevice(_ address: DeviceAddress, _ change: (DeviceState) -> Void) throws(SimulatorError) {
-        change(try device(address))
+        for device in try deviceObjects(address) { change(device) }
+    }
+
+    func controlSetRSSI(_ rssi: Int16, of address: DeviceAddress, adapter: String) throws(SimulatorError) {
+        try device(address, adapter: adapter).rssi = rssi
     }
 
     func controlAddDevice(_ spec: Scenario.Device) throws {
         if let adapter = spec.adapter, adapters[adapter] == nil { throw SimulatorError("no adapter \(adapter)") }
+        if let missing = spec.heardBy.keys.sorted().first(where: { adapters[$0] == nil }) {
+            throw SimulatorError("no adapter \(missing)")
+        }
         scenario.devices.removeAll { $0.address == spec.address }
         scenario.devices.append(spec)
         try addDevice(spec)
     }
 
     func controlRemoveDevice(_ address: DeviceAddress) throws(SimulatorError) {
-        let device = try device(address)
+        let objects = try deviceObjects(address)
         scenario.devices.removeAll { $0.address == address }
-        removeFromWorld(device)
+        for device in objects { removeFromWorld(device) }
     }
 
     func controlSetInRange(_ inRange: Bool, _ address: DeviceAddress) throws(SimulatorError) {
-        let device = try device(address)
-        device.rangeGeneration &+= 1
-        setInRange(device, inRange)
+        for device in try deviceObjects(address) {
+            device.rangeGeneration &+= 1
+            setInRange(device, inRange)
+        }
     }
 
     func controlDropConnection(_ address: DeviceAddress) throws(SimulatorError) {
-        let device = try device(address)
-        if device.connected || device.connecting { dropConnection(device) }
+        for device in try deviceObjects(address) where device.connected || device.connecting { dropConnection(device) }
     }
 
     func controlSetValue(_ value: [UInt8], _ uuid: GATTUUID, service: GATTUUID?, _ address: DeviceAddress)
@@ -72,9 +94,7 @@ extension SimulatorCore {
                 throw SimulatorError("the scenario has no adapter \(id)")
             }
             try addAdapter(spec)
-            for device in scenario.devices where devicePath(device)?.parent?.lastElement == Substring(id) {
-                try addDevice(device)
-            }
+            for device in scenario.devices { try addDevice(device, only: id) }
             return
         }
         guard let adapter = adapters[id] else { return }

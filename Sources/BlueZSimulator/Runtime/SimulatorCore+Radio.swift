@@ -12,7 +12,26 @@ extension SimulatorCore {
     /// Puts a peripheral in the world. A paired (bonded) device is on the
     /// bus at once, as bluetoothd loads bonds from storage; others appear
     /// when discovery sees them.
-    func addDevice(_ spec: Scenario.Device) throws {
+    /// A device heard by several adapters (`heardBy`) is one object per
+    /// adapter, as bluetoothd keeps one per adapter for the same peer
+    /// (org.bluez.Device.rst: `[variable prefix]/{hci0,hci1,...}/dev_XX_XX_XX_XX_XX_XX`);
+    /// `only` places it under that adapter alone (the adapter came back).
+    /// An adapter of `heardBy` that is absent (removed) is skipped.
+    func addDevice(_ spec: Scenario.Device, only adapterID: String? = nil) throws {
+        guard !spec.heardBy.isEmpty else {
+            let placedUnder = devicePath(spec)?.parent.map { String($0.lastElement) }
+            if adapterID == nil || placedUnder == adapterID {
+                try place(spec)
+            }
+            return
+        }
+        for placed in spec.placements where adapterID == nil || placed.adapter == adapterID {
+            guard let id = placed.adapter, adapters[id] != nil else { continue }
+            try place(placed)
+        }
+    }
+
+    private func place(_ spec: Scenario.Device) throws {
         guard let path = devicePath(spec), let adapterID = path.parent.map({ String($0.lastElement) }),
             let adapter = adapters[adapterID]
         else { throw DBusError(.invalidArgs, "no adapter for device \(spec.address)") }

@@ -18,6 +18,12 @@ extension Scenario {
         public var rssi: Int16
         /// Each advertisement's RSSI varies by up to ± this many dBm.
         public var rssiJitter: Int16
+        /// The adapters that hear the device, each with its own signal
+        /// strength (dBm), when more than one does: bluetoothd then has one
+        /// Device1 object per adapter for the same peer
+        /// (`/org/bluez/hci0/dev_…` and `/org/bluez/hci1/dev_…`). Empty:
+        /// only `adapter` hears it, at `rssi`.
+        public var heardBy: [String: Int16] = [:]
         public var txPower: Int16?
         public var advertising: Advertising
         /// Bonded before the simulator starts (bluetoothd loads it from
@@ -55,6 +61,20 @@ extension Scenario {
             self.pairing = pairing
             self.range = range
             self.services = services
+        }
+
+        /// The device as each adapter that hears it sees it: one copy per
+        /// entry of `heardBy` (by adapter id), with that adapter and RSSI;
+        /// or the device itself when `heardBy` is empty.
+        public var placements: [Device] {
+            guard !heardBy.isEmpty else { return [self] }
+            return heardBy.sorted { $0.key < $1.key }.map { adapter, rssi in
+                var copy = self
+                copy.adapter = adapter
+                copy.rssi = rssi
+                copy.heardBy = [:]
+                return copy
+            }
         }
     }
 

@@ -23,6 +23,9 @@ struct ScenarioParser {
                 if let adapter = parsed.adapter, !ids.contains(adapter) {
                     throw item.error("no adapter '\(adapter)' in this scenario")
                 }
+                for adapter in parsed.heardBy.keys.sorted() where !ids.contains(adapter) {
+                    throw item.error("heardBy names no adapter of this scenario: '\(adapter)'")
+                }
                 guard seen.insert(parsed.address).inserted else {
                     throw item.error("device \(parsed.address) is given twice")
                 }
@@ -63,7 +66,7 @@ struct ScenarioParser {
     func device(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Device {
         let keys = try cursor.mapping(allowed: [
             "address", "addressType", "adapter", "name", "appearance", "icon", "rssi", "rssiJitter", "txPower",
-            "advertising", "paired", "trusted", "blocked", "connection", "pairing", "range", "services",
+            "advertising", "paired", "trusted", "blocked", "connection", "pairing", "range", "services", "heardBy",
         ])
         guard let addressKey = keys["address"] else { throw cursor.error("a device needs an 'address'") }
         var device = Scenario.Device(address: try addressKey.address())
@@ -79,6 +82,7 @@ struct ScenarioParser {
         if let appearance = keys["appearance"] { device.appearance = UInt16(try appearance.integer(in: 0...0xffff)) }
         if let icon = keys["icon"] { device.icon = try icon.string() }
         if let rssi = keys["rssi"] { device.rssi = Int16(try rssi.integer(in: -127...20)) }
+        if let heardBy = keys["heardBy"] { device.heardBy = try self.heardBy(heardBy, adapter: keys["adapter"]) }
         if let jitter = keys["rssiJitter"] { device.rssiJitter = Int16(try jitter.integer(in: 0...60)) }
         if let power = keys["txPower"] { device.txPower = Int16(try power.integer(in: -127...127)) }
         if let advertising = keys["advertising"] { device.advertising = try self.advertising(advertising) }
@@ -92,6 +96,20 @@ struct ScenarioParser {
             device.services = try services.sequence().map { item throws(ScenarioError) in try service(item) }
         }
         return device
+    }
+
+    /// `heardBy`: adapter id → RSSI (dBm), at least one entry; `adapter`
+    /// alongside it would say the same thing twice, so it is refused.
+    func heardBy(_ cursor: YAMLCursor, adapter: YAMLCursor?) throws(ScenarioError) -> [String: Int16] {
+        if adapter != nil { throw cursor.error("give either 'adapter' or 'heardBy', not both") }
+        var heard: [String: Int16] = [:]
+        for (key, value) in try cursor.pairs() {
+            let id = try key.string()
+            guard heard[id] == nil else { throw key.error("adapter '\(id)' is given twice") }
+            heard[id] = Int16(try value.integer(in: -127...20))
+        }
+        guard !heard.isEmpty else { throw cursor.error("heardBy needs at least one adapter: {hci0: -50, hci1: -70}") }
+        return heard
     }
 
     func advertising(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Advertising {

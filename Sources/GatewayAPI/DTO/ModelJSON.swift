@@ -3,7 +3,9 @@ import Foundation
 
 /// The JSON shapes of the API (see openapi.yaml's components).
 enum ModelJSON {
-    static func adapter(_ adapter: Adapter) -> JSON {
+    /// An adapter; with `slots`, its connection slots as well
+    /// (`connection_slots`: limit, used, free, queued).
+    static func adapter(_ adapter: Adapter, slots: AdapterSlots?) -> JSON {
         var members: [(String, JSON)] = [("name", .string(adapter.id))]
         members.append(("address", adapter.address.map { .string($0.description) } ?? .null))
         if let alias = adapter.alias { members.append(("alias", .string(alias))) }
@@ -14,6 +16,16 @@ enum ModelJSON {
             ("pairable", .bool(adapter.pairable)),
             ("state", .string(adapter.state.rawValue)),
         ]
+        if let slots {
+            members.append(
+                (
+                    "connection_slots",
+                    .object([
+                        ("limit", .int(slots.limit)), ("used", .int(slots.used)), ("free", .int(slots.free)),
+                        ("queued", .int(slots.queued)),
+                    ])
+                ))
+        }
         return .object(members)
     }
 

@@ -30,6 +30,7 @@ extension Problem {
             case .connectionFailed, .peripheralFailed: (.peripheralFailed, .badGateway)
             case .poweredOff, .adapterUnavailable: (.adapterUnavailable, .serviceUnavailable)
             case .bluetoothdUnavailable: (.bluetoothdUnavailable, .serviceUnavailable)
+            case .noConnectionSlot: (.noConnectionSlot, .serviceUnavailable)
             case .timeout: (.timeout, .gatewayTimeout)
             case .cancelled: (.unavailable, .serviceUnavailable)
             default: (.bluetoothFailed, .badGateway)

@@ -7,6 +7,9 @@ extension Problem: ResponseConvertibleError {
         // BlueZ unreachable is temporary and the gateway recovers by itself:
         // tell clients when to try again (its reconnection backoff's bound).
         if kind == .bluetoothdUnavailable { response.headers.replaceOrAdd(name: "Retry-After", value: "5") }
+        // Slots free when a device disconnects: a guess, not a promise, but
+        // the request already waited its whole timeout for one.
+        if kind == .noConnectionSlot { response.headers.replaceOrAdd(name: "Retry-After", value: "5") }
         return response
     }
 

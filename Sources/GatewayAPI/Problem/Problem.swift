@@ -104,6 +104,10 @@ extension Problem.Kind {
     /// lost; the gateway recovers by itself when it is back.
     public static let bluetoothdUnavailable = Self(
         "bluetoothd-unavailable", title: "BlueZ is unreachable (bluetoothd or the system bus is down)")
+    /// Temporary: every adapter that could take the connection holds as
+    /// many as its slot limit allows (`--connection-slots`).
+    public static let noConnectionSlot = Self(
+        "no-connection-slot", title: "No adapter has a free connection slot")
     public static let timeout = Self("timeout", title: "The operation timed out")
     public static let peripheralFailed = Self("peripheral-failed", title: "The peripheral reported an error")
     public static let bluetoothFailed = Self("bluetooth-failed", title: "BlueZ reported an error")

@@ -3,15 +3,15 @@ import HTTPServer
 
 extension Gateway {
     func addAdapterRoutes(to router: inout Router) {
-        router.get("/v1/adapters") { [central] _ in
+        router.get("/v1/adapters") { [self] _ in
             try Problem.requireBlueZ(central)
-            return .json(.array(central.adapters().map(ModelJSON.adapter)))
+            return .json(.array(adapterJSON(central.adapters())))
         }
-        router.get("/v1/adapters/{adapter}") { [central] request in
+        router.get("/v1/adapters/{adapter}") { [self] request in
             let name = try request.adapterName()
-            return .json(ModelJSON.adapter(try central.adapter(name)))
+            return .json(adapterJSON([try central.adapter(name)])[0])
         }
-        router.patch("/v1/adapters/{adapter}") { [central, configuration] request in
+        router.patch("/v1/adapters/{adapter}") { [self] request in
             let name = try request.adapterName()
             let body = try JSONBody(request, allowed: ["powered"])
             guard let powered = try body["powered"].bool() else {
@@ -19,8 +19,16 @@ extension Gateway {
             }
             let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
             let adapter = try await central.setPowered(powered, adapter: name, timeout: timeout)
-            return .json(ModelJSON.adapter(adapter))
+            return .json(adapterJSON([adapter])[0])
         }
+    }
+}
+
+extension Gateway {
+    /// Adapters as JSON, each with its connection slots.
+    func adapterJSON(_ adapters: [Adapter]) -> [JSON] {
+        let slots = Dictionary(central.connectionSlots().map { ($0.adapter, $0) }) { first, _ in first }
+        return adapters.map { ModelJSON.adapter($0, slots: slots[$0.id]) }
     }
 }
 

@@ -55,6 +55,7 @@ extension Gateway {
             let (address, adapter) = try deviceTarget(request)
             let selector = try request.attribute("characteristic", service: try request.serviceQuery())
             let encoding = try request.encoding()
+            let format = try NotificationFormat(parameter: request.query["format"], encoding: encoding)
             let lifetime = try request.streamLifetime()
             let buffering = try streamConfiguration(request)
             // A failure (not connected, cannot notify, ...) is this request's
@@ -62,7 +63,7 @@ extension Gateway {
             let target = NotificationTarget()
             let lease = try await central.subscribe(
                 to: selector, of: address, adapter: adapter,
-                sink: NotificationHub.sink(target, encoding: encoding, log: log))
+                sink: NotificationHub.sink(target, encoding: encoding, format: format, log: log))
             let writer = streams.makeWriter(
                 .notifications, buffering, lifetime: lifetime,
                 lastEvent: { [log] ending in

@@ -12,7 +12,7 @@ extension Gateway {
         router.get("/openapi-3.1.yaml") { _ in
             .bytes(OpenAPIDocument.bytes31, contentType: "application/yaml")
         }
-        router.get("/v1") { [central, configuration] _ in
+        router.get("/v1") { [self] _ in
             .json(
                 .object([
                     ("name", .string("blegateway")),
@@ -24,7 +24,7 @@ extension Gateway {
                             ("simulated", .bool(configuration.simulated)),
                         ])
                     ),
-                    ("adapters", .array(central.adapters().map(ModelJSON.adapter))),
+                    ("adapters", .array(adapterJSON(central.adapters()))),
                 ]))
         }
     }

@@ -67,10 +67,13 @@ extension Gateway {
 
     /// The adapter of a device named without `?adapter=` on the keep
     /// routes: the one it is kept on (so that keeping can be seen, changed
-    /// and ended while bluetoothd is away), else as `keepAdapter`.
+    /// and ended while bluetoothd is away), else the adapter that hears it
+    /// best with a free connection slot (`Central.preferredAdapter`), else
+    /// as `keepAdapter`.
     func keptAdapter(_ address: BluetoothAddress, _ requested: String?) throws(Problem) -> String {
         if let requested { return requested }
         if let kept = keeper.keptDevices().first(where: { $0.address == address }) { return kept.adapter }
+        if let preferred = central.preferredAdapter(for: address) { return preferred }
         return try keepAdapter(nil)
     }
 
@@ -100,7 +103,7 @@ extension Gateway {
 
     static func keptJSON(_ kept: ConnectionKeeper.KeptDevice) -> JSON {
         var members: [(String, JSON)] = [
-            ("adapter", .string(kept.adapter)), ("address", .string(kept.address.description)),
+            ("adapter", .string(kept.adapter)), ("via", .string(kept.via)), ("address", .string(kept.address.description)),
             ("status", .string(kept.status.rawValue)), ("failed_attempts", .int(kept.failedAttempts)),
             ("max_attempts", kept.maxAttempts.map { .int($0) } ?? .null),
         ]

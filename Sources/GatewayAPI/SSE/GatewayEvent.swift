@@ -29,7 +29,7 @@ struct GatewayEvent: Sendable {
             self.init("adapter-state", nil, now) { [("adapter", .string(adapter)), ("state", .string(state.rawValue))] }
         case .adapterUpdated(let adapter):
             self.init("adapter-updated", nil, now) {
-                [("adapter", .string(adapter.id)), ("state", .string(adapter.state.rawValue)), ("details", ModelJSON.adapter(adapter))]
+                [("adapter", .string(adapter.id)), ("state", .string(adapter.state.rawValue)), ("details", ModelJSON.adapter(adapter, slots: nil))]
             }
         case .deviceDiscovered(let device): self.init(device: device, type: "device-discovered", now)
         case .deviceUpdated(let device): self.init(device: device, type: "device-updated", now)

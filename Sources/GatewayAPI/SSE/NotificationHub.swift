@@ -16,11 +16,13 @@ enum NotificationHub {
     /// The sink of one stream's lease: values, interruptions and
     /// resumptions as events; the subscription's end (the device
     /// disconnected, BlueZ came back without it) as the stream's last event.
-    static func sink(_ target: NotificationTarget, encoding: ByteEncoding, log: EventLog) -> NotificationSink {
+    static func sink(
+        _ target: NotificationTarget, encoding: ByteEncoding, format: NotificationFormat = .event, log: EventLog
+    ) -> NotificationSink {
         NotificationSink(
             receive: { event in
                 switch event {
-                case .value(let value): target.write(frame(of: value, encoding, log: log))
+                case .value(let value): target.write(frame(of: value, encoding, format, log: log))
                 case .interrupted(let error):
                     let data = JSON.object([("reason", .string(Self.reason(of: error))), ("detail", .string(error.message))])
                     target.write(data.eventFrame(id: log.nextID(), event: "subscription-interrupted"))
@@ -34,21 +36,31 @@ enum NotificationHub {
             })
     }
 
-    /// A value's `notification` frame in `encoding`: made by the first
-    /// stream that writes it, with one event id for every encoding.
-    static func frame(of value: CharacteristicValue, _ encoding: ByteEncoding, log: EventLog) -> [UInt8] {
-        let id = value.derived.value(for: "sse.id") { log.nextID() }
-        return value.derived.value(for: frameKey(encoding)) {
-            json(value, encoding).eventFrame(id: id, event: "notification")
+    /// A value's `notification` frame in `encoding` and `format`: made by
+    /// the first stream that writes it, with one event id for every
+    /// encoding and format.
+    static func frame(
+        of value: CharacteristicValue, _ encoding: ByteEncoding, _ format: NotificationFormat = .event, log: EventLog
+    ) -> [UInt8] {
+        let id = value.derived.value(for: EventID()) { log.nextID() }
+        return value.derived.value(for: Frame(encoding: encoding, format: format)) {
+            switch format {
+            case .event: json(value, encoding).eventFrame(id: id, event: "notification")
+            case .value: JSON.string(encoding.encode(value.value).text).eventFrame(id: id, event: "notification")
+            }
         }
     }
 
-    private static func frameKey(_ encoding: ByteEncoding) -> String {
-        switch encoding {
-        case .hex: "sse.frame.hex"
-        case .base64: "sse.frame.base64"
-        case .utf8: "sse.frame.utf8"
-        }
+    /// A notification's event id, the same on every stream.
+    private struct EventID: DerivedKey {
+        typealias Value = UInt64
+    }
+
+    /// A notification's SSE frame in one encoding and format.
+    private struct Frame: DerivedKey {
+        typealias Value = [UInt8]
+        let encoding: ByteEncoding
+        let format: NotificationFormat
     }
 
     static func json(_ value: CharacteristicValue, _ encoding: ByteEncoding) -> JSON {

@@ -35,6 +35,10 @@ enum MetricCatalogue {
         "blegateway_dbus_connected": "Whether the gateway's D-Bus connection is up (1) or lost (0).",
         "blegateway_bluez_available": "Whether bluetoothd owns org.bluez on the bus (1) or not (0).",
         "blegateway_adapter_powered": "Whether each adapter bluetoothd has is powered on (1) or off (0).",
+        "blegateway_adapter_connection_slots_used":
+            "Connection slots in use on each adapter: its connected devices and the connections being made through it.",
+        "blegateway_adapter_connection_slots_free": "Connection slots left on each adapter (its limit, --connection-slots, less those used).",
+        "blegateway_adapter_queued_connections": "Connections waiting for a free slot that each adapter could serve.",
         "blegateway_mqtt_connected": "Whether the MQTT bridge is connected to its broker (1) or not (0).",
         "blegateway_mqtt_queued_messages": "MQTT messages (QoS 1 and 2) waiting in the bridge's outbox.",
         "blegateway_mqtt_in_flight_messages": "MQTT messages (QoS 1 and 2) sent and not yet acknowledged.",

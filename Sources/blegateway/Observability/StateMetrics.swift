@@ -10,6 +10,9 @@ import Synchronization
 ///
 /// - `blegateway_dbus_connected`, `blegateway_bluez_available`,
 ///   `blegateway_adapter_powered{adapter}`: the links to Bluetooth;
+/// - `blegateway_adapter_connection_slots_used{adapter}`, `..._free`,
+///   `..._queued_connections`: each adapter's connection slots, and the
+///   connections waiting for one it could serve;
 /// - with `--mqtt`: `blegateway_mqtt_connected`, `..._queued_messages`,
 ///   `..._in_flight_messages`, `..._published_messages_total`,
 ///   `..._dropped_messages_total`;
@@ -24,6 +27,9 @@ final class StateMetrics: Sendable {
     private let bluezAvailable = Gauge(label: "blegateway_bluez_available")
     /// The adapters seen so far: one that goes away reads 0, not its last value.
     private let adapters = Mutex<[String: Gauge]>([:])
+    /// Slots used and free, and connections queued, per adapter seen so
+    /// far (one that goes away reads 0).
+    private let slots = Mutex<[String: (used: Gauge, free: Gauge, queued: Gauge)]>([:])
     private let mqttGauges: (connected: Gauge, queued: Gauge, inFlight: Gauge)?
     private let mqttCounters: (published: CounterMirror, dropped: CounterMirror)?
     private let storeGauges: (lag: Gauge, events: Gauge, size: Gauge)?
@@ -62,6 +68,21 @@ final class StateMetrics: Sendable {
                 gauges[id] = Gauge(label: "blegateway_adapter_powered", dimensions: [("adapter", id)])
             }
             for (id, gauge) in gauges { gauge.record(powered[id] == true ? 1 : 0) }
+        }
+        let usage = Dictionary(central.connectionSlots().map { ($0.adapter, $0) }) { first, _ in first }
+        slots.withLock { gauges in
+            for id in usage.keys where gauges[id] == nil {
+                gauges[id] = (
+                    Gauge(label: "blegateway_adapter_connection_slots_used", dimensions: [("adapter", id)]),
+                    Gauge(label: "blegateway_adapter_connection_slots_free", dimensions: [("adapter", id)]),
+                    Gauge(label: "blegateway_adapter_queued_connections", dimensions: [("adapter", id)])
+                )
+            }
+            for (id, gauge) in gauges {
+                gauge.used.record(usage[id]?.used ?? 0)
+                gauge.free.record(usage[id]?.free ?? 0)
+                gauge.queued.record(usage[id]?.queued ?? 0)
+            }
         }
         if let mqtt, let mqttGauges, let mqttCounters {
             let statistics = mqtt.statistics

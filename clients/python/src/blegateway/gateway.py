@@ -352,8 +352,11 @@ class Gateway:
     ) -> EventStream[bytearray | SubscriptionStatus]:
         """`notifications()` with each value as its bytes alone (a
         `bytearray`): for a reader that needs only the values, at less cost
-        per value (the Bleak backend's callbacks)."""
-        params = _query(service=service, adapter=adapter, duration_ms=_ms(duration), buffer_kib=buffer_kib)
+        per value (the Bleak backend's callbacks). The gateway sends each
+        value alone (`?format=value`), so there is little to decode."""
+        params = _query(
+            service=service, adapter=adapter, duration_ms=_ms(duration), buffer_kib=buffer_kib, format="value"
+        )
         path = f"{_characteristic(address, characteristic)}/notifications"
         return self._stream(path, params, notification_value)
 

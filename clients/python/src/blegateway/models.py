@@ -284,6 +284,11 @@ def notification_value(event: StreamEvent) -> bytearray | SubscriptionStatus:
     if event.event != "notification":
         return SubscriptionStatus.from_event(event)
     data = event.data
+    alone = data.get("data")
+    if isinstance(alone, str):
+        # `?format=value`: the value alone, in hex (a JSON string the stream
+        # hands on as {"data": ...}).
+        return bytearray.fromhex(alone)
     value = data.get("value", "")
     encoding = data.get("encoding", "hex")
     if encoding == "hex" and isinstance(value, str):
