@@ -44,6 +44,10 @@ public final class Gateway: Sendable {
     /// The events of `GET /v1/peripheral/events`.
     let peripheralLog: EventLog
     let peripheralPump = StreamTask()
+    /// The fleet behind `/v1/fleet/…` (attached by the launcher), and the
+    /// log of its events, with ids this gateway assigns as they arrive.
+    let fleetLink = Mutex(FleetLink())
+    let fleetLog: EventLog
 
     /// The state store, when the gateway keeps its state across restarts.
     let store: Store?
@@ -66,6 +70,7 @@ public final class Gateway: Sendable {
         self.quotas = QuotaLedger(quotas: configuration.quotas)
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
+        self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
     /// Starts feeding the central's events into the event log.
@@ -163,6 +168,7 @@ public final class Gateway: Sendable {
         addKeepRoutes(to: &router)
         addSubscriptionRoutes(to: &router)
         addPeripheralRoutes(to: &router)
+        addFleetRoutes(to: &router)
         return router
     }
 }

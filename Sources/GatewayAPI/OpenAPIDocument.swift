@@ -97,6 +97,8 @@ tags:
   - name: events
   - name: pairing
   - name: peripheral
+  - name: fleet
+    description: The fleet of gateways on one MQTT broker, behind any gateway's API (docs/fleet.md).
 
 paths:
   /health:
@@ -1668,6 +1670,255 @@ paths:
         "503": { $ref: "#/components/responses/Unavailable" }
         "504": { $ref: "#/components/responses/Timeout" }
 
+  /v1/fleet/gateways:
+    get:
+      tags: [fleet]
+      operationId: fleetGateways
+      summary: The gateways of the fleet
+      description: |
+        Every gateway this one has seen on the MQTT broker (itself included),
+        from what they publish there: status, presence, connection and keep
+        topics (docs/fleet.md). Only on a gateway that runs the MQTT bridge
+        (`--mqtt`); elsewhere 404.
+      responses:
+        "200":
+          description: The gateways, by id.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/FleetGateway" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+
+  /v1/fleet/devices:
+    get:
+      tags: [fleet]
+      operationId: fleetDevices
+      summary: Every device of the fleet, one entry each
+      description: |
+        One merged identity per device that some gateway of the fleet hears
+        (a presence it published), has connected or keeps. Presence is
+        published while a gateway scans.
+      responses:
+        "200":
+          description: The devices, by address.
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/FleetDevice" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+
+  /v1/fleet/devices/{address}:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+    get:
+      tags: [fleet]
+      operationId: fleetDevice
+      summary: One device as the whole fleet knows it
+      responses:
+        "200":
+          description: The device.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/FleetDevice" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+
+  /v1/fleet/devices/{address}/connect:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    post:
+      tags: [fleet]
+      operationId: fleetConnect
+      summary: Connect through the gateway that suits the device
+      description: |
+        Carried over the broker as the MQTT command `connect` to
+        `<prefix>/any/cmd/connect`: the gateway that has the device
+        connected, else the one that hears it best, takes it (docs/mqtt.md,
+        Fleet) and its answer is this one: the status and body of its
+        `POST /v1/devices/{address}/connect` (a problem stays a problem),
+        with its id in the `Gateway` header. 504 when no gateway answered
+        within `timeout_ms` (30 s without) plus 5 s.
+      responses:
+        "200": { $ref: "#/components/responses/FleetAnswer" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+
+  /v1/fleet/devices/{address}/disconnect:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    post:
+      tags: [fleet]
+      operationId: fleetDisconnect
+      summary: Disconnect through the gateway that has the device
+      description: The MQTT command `disconnect`, carried as `connect` is.
+      responses:
+        "200": { $ref: "#/components/responses/FleetAnswer" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+
+  /v1/fleet/devices/{address}/characteristics/{characteristic}/value:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/Characteristic"
+      - $ref: "#/components/parameters/ServiceQuery"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    get:
+      tags: [fleet]
+      operationId: fleetReadCharacteristic
+      summary: Read the value through the gateway that has the device
+      description: |
+        The MQTT command `read`, carried as `connect` is; the answer is the
+        gateway's `GET …/value` JSON (raw bytes are not forwarded).
+      parameters:
+        - $ref: "#/components/parameters/Encoding"
+      responses:
+        "200": { $ref: "#/components/responses/FleetAnswer" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+    put:
+      tags: [fleet]
+      operationId: fleetWriteCharacteristic
+      summary: Write the value through the gateway that has the device
+      description: The MQTT command `write`, carried as `connect` is.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/WriteRequest" }
+      responses:
+        "204":
+          description: Written (the answering gateway is in the `Gateway` header).
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+
+  /v1/fleet/devices/{address}/keep:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+    put:
+      tags: [fleet]
+      operationId: fleetKeepDevice
+      summary: Keep the device connected, by the gateway that suits it
+      description: |
+        The MQTT command `keep`: the gateway that takes it keeps the device
+        as `PUT /v1/devices/{address}/keep` does (it stays bound to that
+        gateway; the fleet does not move it yet).
+      requestBody:
+        required: false
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              properties:
+                max_attempts: { type: integer, minimum: 1, maximum: 1000000 }
+                label: { $ref: "#/components/schemas/Label" }
+      responses:
+        "200": { $ref: "#/components/responses/FleetAnswer" }
+        "201": { $ref: "#/components/responses/FleetAnswer" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+    get:
+      tags: [fleet]
+      operationId: fleetKeptDevice
+      summary: How keeping the device goes, on the gateway that keeps it
+      description: The MQTT command `keep-status`.
+      responses:
+        "200": { $ref: "#/components/responses/FleetAnswer" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+    delete:
+      tags: [fleet]
+      operationId: fleetReleaseDevice
+      summary: Stop keeping the device connected
+      description: The MQTT command `unkeep`.
+      responses:
+        "204":
+          description: No longer kept (the answering gateway is in the `Gateway` header).
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+
+  /v1/fleet/events:
+    get:
+      tags: [fleet]
+      operationId: fleetEventStream
+      summary: One stream of the whole fleet's events
+      description: |
+        The events every gateway of the fleet publishes on the broker
+        (connections, devices discovered, updated and lost, characteristic
+        values the MQTT bridge publishes, adapter and BlueZ state) and
+        `gateway-status` (`status`: `online` or `offline`), each with a
+        `gateway` member naming who published it. The first request makes
+        this gateway follow the fleet's event topics from then on. Ids are
+        this gateway's, given as events arrive; `Last-Event-ID` replays what
+        is still in its buffer (`--replay-buffer`) with a `replay-gap` when
+        some was dropped, as on `/v1/events`, but they are not stored across
+        restarts. Events the broker did not deliver (QoS 0 values and
+        advertisements under load, anything while this gateway was cut from
+        the broker) are not in it.
+      parameters:
+        - name: device
+          in: query
+          description: Only events about this device.
+          schema: { $ref: "#/components/schemas/AddressInput" }
+        - $ref: "#/components/parameters/LastEventID"
+        - name: last_event_id
+          in: query
+          description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
+          schema: { type: integer, minimum: 0, maximum: 9999999999999999999 }
+        - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
+      responses:
+        "200":
+          description: |
+            A `text/event-stream`; `data` is the publishing gateway's event JSON
+            with `gateway` first, for example `id: 7` / `event: device-connected` /
+            `data: {"gateway":"hall","type":"device-connected","timestamp":"…","adapter":"hci0","address":"C4:7C:8D:6A:1B:01",…}`.
+          content:
+            text/event-stream:
+              itemSchema: { $ref: "#/components/schemas/FleetStreamEvent" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+
 components:
   securitySchemes:
     bearer:
@@ -1851,8 +2102,33 @@ components:
     ETag:
       description: A strong validator of the file (it changes when the gateway's copy does).
       schema: { type: string, pattern: '^"[0-9a-f]{16}"$' }
+    Gateway:
+      description: The id of the gateway of the fleet that answered.
+      schema: { type: string }
 
   responses:
+    FleetAnswer:
+      description: |
+        The answering gateway's status and body, as its own route gave them
+        (JSON, or a problem); its id is in the `Gateway` header.
+      headers:
+        Gateway: { $ref: "#/components/headers/Gateway" }
+      content:
+        application/json:
+          schema: { type: object }
+    FleetUnavailable:
+      description: This gateway cannot reach the fleet now (it is not connected to the MQTT broker).
+      content:
+        application/problem+json:
+          schema: { $ref: "#/components/schemas/Problem" }
+    FleetTimeout:
+      description: |
+        No gateway of the fleet answered in time (`timeout`): none took the
+        command (no gateway online with `--mqtt-commands`), or the one that
+        took it did not finish.
+      content:
+        application/problem+json:
+          schema: { $ref: "#/components/schemas/Problem" }
     BadRequest:
       description: The request is malformed (a bad address, UUID, encoding, value or body).
       content:
@@ -2363,6 +2639,66 @@ components:
       required: [reason]
       properties:
         reason: { type: string }
+
+    FleetGateway:
+      type: object
+      required: [id, online, last_seen, devices_heard, devices_connected, devices_kept, self]
+      properties:
+        id: { type: string, description: "Its `--gateway-id`." }
+        online: { type: boolean, description: Its retained status says `online`. }
+        last_seen:
+          description: When it last published something this gateway received (its own timestamp when the message has one); null if only its retained status was seen.
+          anyOf:
+            - { $ref: "#/components/schemas/Timestamp" }
+            - { type: "null" }
+        devices_heard: { type: integer, description: Devices it publishes a fresh presence for. }
+        devices_connected: { type: integer, description: Devices its retained connection topic says are connected. }
+        devices_kept: { type: integer, description: Devices it keeps connected. }
+        self: { type: boolean, description: It is the gateway answering this request. }
+
+    FleetDevice:
+      type: object
+      required: [address, heard_by, connected_on, kept, kept_by]
+      properties:
+        address: { $ref: "#/components/schemas/Address" }
+        heard_by:
+          type: array
+          description: Every gateway with a presence for the device, strongest `rssi_average` first.
+          items:
+            type: object
+            required: [gateway, adapter, rssi, rssi_average, last_seen, fresh]
+            properties:
+              gateway: { type: string }
+              adapter: { type: [string, "null"] }
+              rssi: { type: integer, description: The latest RSSI it published (dBm). }
+              rssi_average:
+                type: number
+                description: An exponential moving average of the RSSIs it published, each new one weighing 1/4 (dBm, one decimal).
+              last_seen: { $ref: "#/components/schemas/Timestamp" }
+              fresh: { type: boolean, description: "Published less than 60 s ago (`presenceFreshness`): only a fresh presence counts for routing." }
+        connected_on:
+          type: array
+          description: The gateways whose retained connection topic says connected.
+          items: { type: string }
+        kept: { type: boolean, description: Some gateway keeps it connected. }
+        kept_by:
+          type: array
+          items:
+            type: object
+            required: [gateway, adapter, status]
+            properties:
+              gateway: { type: string }
+              adapter: { type: [string, "null"] }
+              status: { type: [string, "null"], description: "`connected`, `connecting` or `given-up`." }
+
+    FleetStreamEvent:
+      type: object
+      description: One event of `GET /v1/fleet/events`, as an SSE client reads it; `data` is JSON with `gateway` and `type`.
+      required: [event, data]
+      properties:
+        id: { $ref: "#/components/schemas/EventID" }
+        event: { type: string }
+        data: { type: string, contentMediaType: application/json }
 
     Notification:
       type: object
@@ -2953,6 +3289,8 @@ tags:
 - name: events
 - name: pairing
 - name: peripheral
+- name: fleet
+  description: The fleet of gateways on one MQTT broker, behind any gateway's API (docs/fleet.md).
 paths:
   /health:
     get:
@@ -5093,6 +5431,334 @@ paths:
           $ref: '#/components/responses/Unavailable'
         '504':
           $ref: '#/components/responses/Timeout'
+  /v1/fleet/gateways:
+    get:
+      tags:
+      - fleet
+      operationId: fleetGateways
+      summary: The gateways of the fleet
+      description: |
+        Every gateway this one has seen on the MQTT broker (itself included),
+        from what they publish there: status, presence, connection and keep
+        topics (docs/fleet.md). Only on a gateway that runs the MQTT bridge
+        (`--mqtt`); elsewhere 404.
+      responses:
+        '200':
+          description: The gateways, by id.
+          content:
+            application/json:
+              schema:
+                type: array
+                items:
+                  $ref: '#/components/schemas/FleetGateway'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+  /v1/fleet/devices:
+    get:
+      tags:
+      - fleet
+      operationId: fleetDevices
+      summary: Every device of the fleet, one entry each
+      description: |
+        One merged identity per device that some gateway of the fleet hears
+        (a presence it published), has connected or keeps. Presence is
+        published while a gateway scans.
+      responses:
+        '200':
+          description: The devices, by address.
+          content:
+            application/json:
+              schema:
+                type: array
+                items:
+                  $ref: '#/components/schemas/FleetDevice'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+  /v1/fleet/devices/{address}:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    get:
+      tags:
+      - fleet
+      operationId: fleetDevice
+      summary: One device as the whole fleet knows it
+      responses:
+        '200':
+          description: The device.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/FleetDevice'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+  /v1/fleet/devices/{address}/connect:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    post:
+      tags:
+      - fleet
+      operationId: fleetConnect
+      summary: Connect through the gateway that suits the device
+      description: |
+        Carried over the broker as the MQTT command `connect` to
+        `<prefix>/any/cmd/connect`: the gateway that has the device
+        connected, else the one that hears it best, takes it (docs/mqtt.md,
+        Fleet) and its answer is this one: the status and body of its
+        `POST /v1/devices/{address}/connect` (a problem stays a problem),
+        with its id in the `Gateway` header. 504 when no gateway answered
+        within `timeout_ms` (30 s without) plus 5 s.
+      responses:
+        '200':
+          $ref: '#/components/responses/FleetAnswer'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/disconnect:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    post:
+      tags:
+      - fleet
+      operationId: fleetDisconnect
+      summary: Disconnect through the gateway that has the device
+      description: The MQTT command `disconnect`, carried as `connect` is.
+      responses:
+        '200':
+          $ref: '#/components/responses/FleetAnswer'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/characteristics/{characteristic}/value:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/Characteristic'
+    - $ref: '#/components/parameters/ServiceQuery'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    get:
+      tags:
+      - fleet
+      operationId: fleetReadCharacteristic
+      summary: Read the value through the gateway that has the device
+      description: |
+        The MQTT command `read`, carried as `connect` is; the answer is the
+        gateway's `GET …/value` JSON (raw bytes are not forwarded).
+      parameters:
+      - $ref: '#/components/parameters/Encoding'
+      responses:
+        '200':
+          $ref: '#/components/responses/FleetAnswer'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+    put:
+      tags:
+      - fleet
+      operationId: fleetWriteCharacteristic
+      summary: Write the value through the gateway that has the device
+      description: The MQTT command `write`, carried as `connect` is.
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/WriteRequest'
+      responses:
+        '204':
+          description: Written (the answering gateway is in the `Gateway` header).
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/keep:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/AdapterQuery'
+    put:
+      tags:
+      - fleet
+      operationId: fleetKeepDevice
+      summary: Keep the device connected, by the gateway that suits it
+      description: |
+        The MQTT command `keep`: the gateway that takes it keeps the device
+        as `PUT /v1/devices/{address}/keep` does (it stays bound to that
+        gateway; the fleet does not move it yet).
+      requestBody:
+        required: false
+        content:
+          application/json:
+            schema:
+              type: object
+              additionalProperties: false
+              properties:
+                max_attempts:
+                  type: integer
+                  minimum: 1
+                  maximum: 1000000
+                label:
+                  $ref: '#/components/schemas/Label'
+      responses:
+        '200':
+          $ref: '#/components/responses/FleetAnswer'
+        '201':
+          $ref: '#/components/responses/FleetAnswer'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+    get:
+      tags:
+      - fleet
+      operationId: fleetKeptDevice
+      summary: How keeping the device goes, on the gateway that keeps it
+      description: The MQTT command `keep-status`.
+      responses:
+        '200':
+          $ref: '#/components/responses/FleetAnswer'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+    delete:
+      tags:
+      - fleet
+      operationId: fleetReleaseDevice
+      summary: Stop keeping the device connected
+      description: The MQTT command `unkeep`.
+      responses:
+        '204':
+          description: No longer kept (the answering gateway is in the `Gateway` header).
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/events:
+    get:
+      tags:
+      - fleet
+      operationId: fleetEventStream
+      summary: One stream of the whole fleet's events
+      description: |
+        The events every gateway of the fleet publishes on the broker
+        (connections, devices discovered, updated and lost, characteristic
+        values the MQTT bridge publishes, adapter and BlueZ state) and
+        `gateway-status` (`status`: `online` or `offline`), each with a
+        `gateway` member naming who published it. The first request makes
+        this gateway follow the fleet's event topics from then on. Ids are
+        this gateway's, given as events arrive; `Last-Event-ID` replays what
+        is still in its buffer (`--replay-buffer`) with a `replay-gap` when
+        some was dropped, as on `/v1/events`, but they are not stored across
+        restarts. Events the broker did not deliver (QoS 0 values and
+        advertisements under load, anything while this gateway was cut from
+        the broker) are not in it.
+      parameters:
+      - name: device
+        in: query
+        description: Only events about this device.
+        schema:
+          $ref: '#/components/schemas/AddressInput'
+      - $ref: '#/components/parameters/LastEventID'
+      - name: last_event_id
+        in: query
+        description: The same as the `Last-Event-ID` header, for clients that cannot set headers.
+        schema:
+          type: integer
+          minimum: 0
+          maximum: 9999999999999999999
+      - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
+      responses:
+        '200':
+          description: |
+            A `text/event-stream`; `data` is the publishing gateway's event JSON
+            with `gateway` first, for example `id: 7` / `event: device-connected` /
+            `data: {"gateway":"hall","type":"device-connected","timestamp":"…","adapter":"hci0","address":"C4:7C:8D:6A:1B:01",…}`.
+          content:
+            text/event-stream:
+              schema:
+                type: string
+                description: |-
+                  Server-Sent Events (`text/event-stream`): blocks of `id:` (the gateway-wide event id), `event:` (the type) and one `data:` line of JSON, and `:` comment heartbeats. Events, and what `data` holds:
+
+
+                  (`FleetStreamEvent` in components describes one event; OpenAPI 3.2's `itemSchema` in /openapi.yaml.)
+              x-event-schema:
+                $ref: '#/components/schemas/FleetStreamEvent'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
 components:
   securitySchemes:
     bearer:
@@ -5335,7 +6001,37 @@ components:
       schema:
         type: string
         pattern: ^"[0-9a-f]{16}"$
+    Gateway:
+      description: The id of the gateway of the fleet that answered.
+      schema:
+        type: string
   responses:
+    FleetAnswer:
+      description: |
+        The answering gateway's status and body, as its own route gave them
+        (JSON, or a problem); its id is in the `Gateway` header.
+      headers:
+        Gateway:
+          $ref: '#/components/headers/Gateway'
+      content:
+        application/json:
+          schema:
+            type: object
+    FleetUnavailable:
+      description: This gateway cannot reach the fleet now (it is not connected to the MQTT broker).
+      content:
+        application/problem+json:
+          schema:
+            $ref: '#/components/schemas/Problem'
+    FleetTimeout:
+      description: |
+        No gateway of the fleet answered in time (`timeout`): none took the
+        command (no gateway online with `--mqtt-commands`), or the one that
+        took it did not finish.
+      content:
+        application/problem+json:
+          schema:
+            $ref: '#/components/schemas/Problem'
     BadRequest:
       description: The request is malformed (a bad address, UUID, encoding, value or body).
       content:
@@ -6182,6 +6878,127 @@ components:
       properties:
         reason:
           type: string
+    FleetGateway:
+      type: object
+      required:
+      - id
+      - online
+      - last_seen
+      - devices_heard
+      - devices_connected
+      - devices_kept
+      - self
+      properties:
+        id:
+          type: string
+          description: Its `--gateway-id`.
+        online:
+          type: boolean
+          description: Its retained status says `online`.
+        last_seen:
+          description: When it last published something this gateway received (its own timestamp when
+            the message has one); null if only its retained status was seen.
+          anyOf:
+          - $ref: '#/components/schemas/Timestamp'
+          - type: 'null'
+        devices_heard:
+          type: integer
+          description: Devices it publishes a fresh presence for.
+        devices_connected:
+          type: integer
+          description: Devices its retained connection topic says are connected.
+        devices_kept:
+          type: integer
+          description: Devices it keeps connected.
+        self:
+          type: boolean
+          description: It is the gateway answering this request.
+    FleetDevice:
+      type: object
+      required:
+      - address
+      - heard_by
+      - connected_on
+      - kept
+      - kept_by
+      properties:
+        address:
+          $ref: '#/components/schemas/Address'
+        heard_by:
+          type: array
+          description: Every gateway with a presence for the device, strongest `rssi_average` first.
+          items:
+            type: object
+            required:
+            - gateway
+            - adapter
+            - rssi
+            - rssi_average
+            - last_seen
+            - fresh
+            properties:
+              gateway:
+                type: string
+              adapter:
+                type:
+                - string
+                - 'null'
+              rssi:
+                type: integer
+                description: The latest RSSI it published (dBm).
+              rssi_average:
+                type: number
+                description: An exponential moving average of the RSSIs it published, each new one weighing
+                  1/4 (dBm, one decimal).
+              last_seen:
+                $ref: '#/components/schemas/Timestamp'
+              fresh:
+                type: boolean
+                description: 'Published less than 60 s ago (`presenceFreshness`): only a fresh presence
+                  counts for routing.'
+        connected_on:
+          type: array
+          description: The gateways whose retained connection topic says connected.
+          items:
+            type: string
+        kept:
+          type: boolean
+          description: Some gateway keeps it connected.
+        kept_by:
+          type: array
+          items:
+            type: object
+            required:
+            - gateway
+            - adapter
+            - status
+            properties:
+              gateway:
+                type: string
+              adapter:
+                type:
+                - string
+                - 'null'
+              status:
+                type:
+                - string
+                - 'null'
+                description: '`connected`, `connecting` or `given-up`.'
+    FleetStreamEvent:
+      type: object
+      description: One event of `GET /v1/fleet/events`, as an SSE client reads it; `data` is JSON with
+        `gateway` and `type`.
+      required:
+      - event
+      - data
+      properties:
+        id:
+          $ref: '#/components/schemas/EventID'
+        event:
+          type: string
+        data:
+          type: string
+          contentMediaType: application/json
     Notification:
       type: object
       required:

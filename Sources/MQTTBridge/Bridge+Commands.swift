@@ -7,7 +7,9 @@ import MQTT
 // response topic with its correlation data.
 extension Bridge {
     /// The commands and the REST routes they stand for.
-    static let commandNames = ["connect", "disconnect", "read", "write", "subscribe", "unsubscribe"]
+    static let commandNames = [
+        "connect", "disconnect", "read", "write", "subscribe", "unsubscribe", "keep", "keep-status", "unkeep",
+    ]
     /// The user property that carries the API key when the gateway has one.
     static let apiKeyProperty = "api-key"
 
@@ -132,6 +134,14 @@ extension Bridge {
         switch command {
         case "connect", "disconnect":
             return await api.send("POST", "\(device)/\(command)" + Self.queryString(query))
+        case "keep":
+            // The keep route reads these fields itself, with its own 400s.
+            let body = ["max_attempts", "label"].compactMap { key in object[key].json.map { (key, $0) } }
+            return await api.send("PUT", "\(device)/keep" + Self.queryString(query), json: JSON.object(body).bytes)
+        case "keep-status":
+            return await api.send("GET", "\(device)/keep" + Self.queryString(query))
+        case "unkeep":
+            return await api.send("DELETE", "\(device)/keep" + Self.queryString(query))
         case "read", "write", "subscribe", "unsubscribe":
             guard let characteristic = try object["characteristic"].string() else {
                 throw Problem.invalidParameter("characteristic", "is required (a UUID or handle:N)")

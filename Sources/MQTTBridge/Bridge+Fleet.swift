@@ -9,6 +9,9 @@ extension Bridge {
     /// Fleet requests remembered at once, at most: a flood of them is
     /// ignored past this, not stored.
     static let pendingFleetRequestLimit = 4_096
+    /// Extra claim steps a gateway waits when others know the device and it
+    /// does not (4 × 500 ms by default).
+    static let uninformedClaimSteps = 4
 
     /// A request to `any` this gateway has seen and not yet seen finished.
     struct FleetRequest: Sendable {
@@ -47,8 +50,9 @@ extension Bridge {
 
     // MARK: Following the fleet
 
-    /// Subscribes to the fleet's status, presence, connection and claim
-    /// topics and to `<prefix>/any/cmd/+`. Every handler runs on the MQTT
+    /// Subscribes to the fleet's status, presence, connection, keep and
+    /// claim topics, to this gateway's fleet reply topic and to
+    /// `<prefix>/any/cmd/+`. Every handler runs on the MQTT
     /// thread in the broker's order, which is what makes every gateway
     /// agree on claims.
     func followFleet() async throws {
@@ -57,6 +61,14 @@ extension Bridge {
             [weak self] message in
             guard let self, let gateway = Self.level(1, of: message.topic) else { return }
             let isOnline = message.payloadText == "online"
+            self.directory.withLock { directory in
+                directory.setStatus(gateway, online: isOnline)
+                if !message.retain { directory.seen(gateway, at: Date()) }
+            }
+            if !message.retain, !message.payload.isEmpty {
+                let event = "{\"type\":\"gateway-status\",\"timestamp\":\(Self.quoted(Date().ISO8601Format())),\"status\":\(Self.quoted(message.payloadText))}"
+                self.handOver(Message(topic: message.topic, payload: Array(event.utf8)), from: gateway)
+            }
             let reopened = self.fleet.withLock { view in
                 view.setStatus(gateway, online: isOnline)
                 return isOnline ? [] : view.reopen(wonBy: gateway)
@@ -67,16 +79,45 @@ extension Bridge {
             [weak self] message in
             guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
             else { return }
-            let rssi = try? Self.object(message.payload)["rssi"].int(in: Int(Int16.min)...Int(Int16.max))
+            let object = Self.object(message.payload)
+            let rssi = try? object["rssi"].int(in: Int(Int16.min)...Int(Int16.max))
             self.fleet.withLock { $0.setPresence(gateway, device: device, rssi: rssi, now: .now) }
+            let date = Self.timestamp(of: object)
+            self.directory.withLock { directory in
+                directory.setPresence(
+                    gateway, device: device, adapter: (try? object["adapter"].string()) ?? nil, rssi: rssi, at: date)
+                if rssi != nil { directory.seen(gateway, at: date) }
+            }
         }
         _ = try await client.subscribe("\(prefix)/+/devices/+/connection", qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in
             guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
             else { return }
-            let type = try? Self.object(message.payload)["type"].string()
+            let object = Self.object(message.payload)
+            let type = try? object["type"].string()
             let isConnected = type == "device-connected" || type == "services-resolved"
             self.fleet.withLock { $0.setConnected(gateway, device: device, isConnected) }
+            self.directory.withLock { directory in
+                directory.setConnected(gateway, device: device, isConnected)
+                if !message.payload.isEmpty { directory.seen(gateway, at: Self.timestamp(of: object)) }
+            }
+            self.handOver(message, from: gateway)
+        }
+        _ = try await client.subscribe("\(prefix)/+/devices/+/keep", qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            guard let self, let gateway = Self.level(1, of: message.topic), let device = Self.level(3, of: message.topic)
+            else { return }
+            let object = Self.object(message.payload)
+            let keeping =
+                message.payload.isEmpty
+                ? nil
+                : FleetDirectory.Keeping(
+                    adapter: (try? object["adapter"].string()) ?? nil, status: (try? object["status"].string()) ?? nil)
+            self.directory.withLock { $0.setKept(gateway, device: device, keeping) }
+        }
+        _ = try await client.subscribe(fleetReplyTopic, qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            self?.receiveFleetReply(message)
         }
         _ = try await client.subscribe(topics.fleetClaims, qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in
@@ -114,13 +155,19 @@ extension Bridge {
     func scheduleClaim(_ request: String) {
         guard let pending = fleetRequests.withLock({ $0[request] }) else { return }
         let me = configuration.gatewayID
-        let rank = fleet.withLock { view -> Int? in
+        let place = fleet.withLock { view -> (rank: Int, informed: Int)? in
             guard view.winner(of: request) == nil, !view.isFinished(request) else { return nil }
-            let order = view.ranking(for: pending.device, now: .now)
-            return order.firstIndex(of: me) ?? order.count
+            let now = ContinuousClock.now
+            let order = view.ranking(for: pending.device, now: now)
+            return (order.firstIndex(of: me) ?? order.count, view.informedCount(for: pending.device, now: now))
         }
-        guard let rank else { return }
-        let delay = configuration.claimStep * rank
+        guard let place else { return }
+        let rank = place.rank
+        // A gateway that does not know the device stands back further when
+        // some gateway does: a loaded machine that hears the device must not
+        // lose the claim to one that cannot reach it by one step's lateness.
+        let standBack = place.informed > 0 && rank >= place.informed ? Self.uninformedClaimSteps : 0
+        let delay = configuration.claimStep * (rank + standBack)
         Task { [weak self] in
             if rank > 0 { try? await Task.sleep(for: delay) }
             guard let self else { return }

@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import GatewayAPI
 import Logging
 import MQTT
@@ -38,6 +39,14 @@ public final class Bridge: Sendable {
     let fleet: Mutex<FleetView>
     let fleetRequests = Mutex<[String: FleetRequest]>([:])
     let presence: Mutex<PresenceTracker>
+    /// The fleet as `/v1/fleet/…` shows it (`FleetAccess`).
+    let directory: Mutex<FleetDirectory>
+    /// Fleet commands sent through `FleetAccess.send`, by correlation data.
+    let fleetReplies = Mutex<[[UInt8]: Promise<FleetAnswer, FleetError>]>([:])
+    /// Where the fleet's events go once `/v1/fleet/events` follows them.
+    let eventSink = Mutex<(@Sendable (FleetEvent) -> Void)?>(nil)
+    /// The keep topics published (device to payload).
+    let publishedKeeps = Mutex<[String: String]>([:])
     /// What Home Assistant has been told (with `--mqtt-homeassistant`).
     let homeAssistant = Mutex(HomeAssistantState())
     /// The retained `connection` topics published, and whether each says
@@ -70,6 +79,7 @@ public final class Bridge: Sendable {
         self.throttle = Mutex(AdvertisementThrottle(interval: configuration.advertisementInterval))
         self.fleet = Mutex(
             FleetView(presenceFreshness: configuration.presenceFreshness, holdTime: configuration.claimHoldTime))
+        self.directory = Mutex(FleetDirectory(presenceFreshness: configuration.presenceFreshness))
         self.presence = Mutex(
             PresenceTracker(
                 minimumInterval: configuration.presenceMinimumInterval, refreshInterval: configuration.presenceRefresh))
@@ -124,6 +134,7 @@ public final class Bridge: Sendable {
                     _ = try? self.client.publish(item.topic, payload: Array(item.json.utf8), properties: Self.json)
                 }
                 self.expireFleetRequests(now: .now)
+                self.publishKeepChanges()
             }
         }
         tasks.withLock { $0 += [announce, pump, flusher] }
@@ -145,6 +156,7 @@ public final class Bridge: Sendable {
         for task in notifications { task.cancel() }
         if client.connectionState.isConnected {
             clearAllPresence()
+            clearAllKeeps()
             retireHomeAssistantLinks()
             for topic in connectionTopics.withLock({ $0.filter(\.value).keys.sorted() }) {
                 _ = try? client.publish(topic, payload: [], qos: .atLeastOnce, retain: true)

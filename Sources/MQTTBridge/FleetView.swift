@@ -63,6 +63,17 @@ struct FleetView {
     /// (within `holdTime`), then those that hear it by signal strength
     /// (strongest first), then the rest; ties by gateway id.
     func ranking(for device: String?, now: ContinuousClock.Instant) -> [String] {
+        ranking(for: device, now: now, everyone: true)
+    }
+
+    /// How many gateways lead `ranking(for:now:)` because they know the
+    /// device (have it connected, won its latest claim, or hear it); the
+    /// rest only stand in when none of those claims.
+    func informedCount(for device: String?, now: ContinuousClock.Instant) -> Int {
+        ranking(for: device, now: now, everyone: false).count
+    }
+
+    private func ranking(for device: String?, now: ContinuousClock.Instant, everyone: Bool) -> [String] {
         var order: [String] = []
         func add(_ ids: [String]) {
             for id in ids where online.contains(id) && !order.contains(id) { order.append(id) }
@@ -73,7 +84,7 @@ struct FleetView {
             let heard = (presence[device] ?? [:]).filter { now - $0.value.received < presenceFreshness }
             add(heard.sorted { ($0.value.rssi, $1.key) > ($1.value.rssi, $0.key) }.map(\.key))
         }
-        add(online.sorted())
+        if everyone { add(online.sorted()) }
         return order
     }
 

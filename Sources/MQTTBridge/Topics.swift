@@ -19,6 +19,8 @@ struct Topics {
     func command(_ name: String) -> String { "\(base)/cmd/\(name)" }
     /// This gateway's retained presence for a device it hears.
     func presence(_ device: String) -> String { "\(base)/devices/\(device)/presence" }
+    /// This gateway's retained keep state for a device it keeps connected.
+    func keep(_ device: String) -> String { "\(base)/devices/\(device)/keep" }
     /// Commands to whichever gateway of the fleet suits the device best.
     var fleetCommands: String { "\(prefix)/any/cmd/+" }
     /// Claims of fleet commands, one topic per device (`none` for a

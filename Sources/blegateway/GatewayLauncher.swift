@@ -118,6 +118,8 @@ enum GatewayLauncher {
         let bridge: Bridge?
         do {
             bridge = try makeBridge(settings, gateway: gateway, logger: logger)
+            // The bridge is the fleet behind `/v1/fleet/…` (docs/fleet.md).
+            if let bridge, bridge.configuration.fleet { gateway.attachFleet(bridge) }
             server = try startServer(settings, responder: gateway.router(), logger: logger)
         } catch {
             await agent.stop()

@@ -107,6 +107,39 @@ import Testing
         await world.shutdown()
     }
 
+    /// The keep commands, the retained keep topic the fleet's merged view
+    /// reads, and a command sent through the bridge as `FleetAccess` (the
+    /// only gateway of its fleet takes it itself).
+    @Test func keepCommandsAndTheKeepTopicAndAFleetCommand() async throws {
+        let world = try await World.start()
+        let base = "blegateway/hall"
+        let keepTopic = "\(base)/devices/\(Self.strap)/keep"
+        let watcher = try await world.broker.mosquittoSub(keepTopic, id: "keep-watcher", format: "%t %r [%p]")
+        #expect(await world.broker.waitForSubscription(client: "keep-watcher", filter: keepTopic))
+        #expect(await world.bridge.client.waitUntilConnected(timeout: .seconds(30)))
+        let address = #"{"address":"\#(Self.strap)"}"#
+
+        func send(_ name: String, _ json: String) async throws -> FleetAnswer {
+            try await world.bridge.send(FleetCommand(name: name, payload: bytes(json)), timeout: .seconds(30))
+        }
+        let kept = try await send("keep", #"{"address":"\#(Self.strap)","label":"strap"}"#)
+        #expect(kept.gateway == "hall" && kept.status == 201, "\(String(decoding: kept.body, as: UTF8.self))")
+        #expect(
+            await watcher.waitForOutput(containing: "\(keepTopic) 0 [{\"gateway\":\"hall\",\"address\":\"\(Self.strap)\",\"adapter\":\"hci0\""),
+            "\(watcher.standardOutput)")
+        let status = try await send("keep-status", address)
+        #expect(status.status == 200 && String(decoding: status.body, as: UTF8.self).contains("\"label\":\"strap\""))
+        #expect(await waitForCondition { world.bridge.devices().first { $0.address == Self.strap }?.keptBy.map(\.gateway) == ["hall"] })
+        #expect(await waitForCondition { world.bridge.gateways().map(\.id) == ["hall"] })
+        let released = try await send("unkeep", address)
+        #expect(released.status == 204)
+        #expect(await watcher.waitForOutput(containing: "\(keepTopic) 0 []"), "\(watcher.standardOutput)")
+        let again = try await send("unkeep", address)
+        #expect(again.status == 404 && again.contentType == "application/problem+json")
+        watcher.kill()
+        await world.shutdown()
+    }
+
     @Test func advertisementsArePublishedAtMostOncePerIntervalPerDevice() async throws {
         let world = try await World.start(advertisementInterval: .seconds(3600))
         let topic = "blegateway/hall/devices/\(Self.strap)/advertisement"

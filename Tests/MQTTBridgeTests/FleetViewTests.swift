@@ -27,6 +27,20 @@ struct FleetViewTests {
         #expect(view.ranking(for: nil, now: now) == ["a", "b", "c", "d"])
     }
 
+    @Test func theInformedAreThoseThatKnowTheDevice() {
+        let now = ContinuousClock.now
+        var view = view(["a", "b", "c"])
+        #expect(view.informedCount(for: Self.device, now: now) == 0)
+        view.setPresence("b", device: Self.device, rssi: -70, now: now)
+        #expect(view.informedCount(for: Self.device, now: now) == 1)
+        view.setConnected("c", device: Self.device, true)
+        #expect(view.informedCount(for: Self.device, now: now) == 2)
+        #expect(view.ranking(for: Self.device, now: now) == ["c", "b", "a"])
+        // A stale presence informs no one.
+        #expect(view.informedCount(for: Self.device, now: now + .seconds(61)) == 1)
+        #expect(view.informedCount(for: nil, now: now) == 0)
+    }
+
     @Test func offlineGatewaysAndStalePresenceDoNotCount() {
         let then = ContinuousClock.now
         var view = view(["a", "b", "c"])

@@ -104,6 +104,10 @@ final class ClientCore: @unchecked Sendable {
         try check(
             cmosq_int_option(handle, CMOSQ_OPT_PROTOCOL_VERSION, configuration.protocolVersion.rawValue),
             "protocol version")
+        // Small packets go out at once: with Nagle's algorithm a request
+        // and its answer (a command, a claim, a reply) each waited for the
+        // peer's delayed ACK, some 40 ms a hop (docs/fleet.md, Cost).
+        try check(cmosq_int_option(handle, CMOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
         // Threaded mode: calls from other threads queue packets and wake the
         // loop thread instead of writing to the socket themselves.
         try check(mosquitto_threaded_set(handle, true), "threaded mode")

@@ -1,0 +1,18 @@
+/// The fleet of gateways on one broker, as the `/v1/fleet/…` routes see it.
+///
+/// GatewayAPI knows nothing of MQTT: the MQTT bridge implements this, and
+/// the launcher attaches it with `Gateway.attachFleet(_:)`. Without one,
+/// the fleet routes answer 404 (docs/fleet.md).
+public protocol FleetAccess: Sendable {
+    /// Every gateway seen on the broker, this one included.
+    func gateways() -> [FleetGateway]
+    /// Every device some gateway of the fleet hears, has connected or keeps.
+    func devices() -> [FleetDevice]
+    /// Carries `command` to the gateway that suits its device best and
+    /// returns that gateway's answer, or throws when none came by `timeout`
+    /// or the command could not be sent.
+    func send(_ command: FleetCommand, timeout: Duration) async throws(FleetError) -> FleetAnswer
+    /// Starts handing every event the fleet's gateways publish to `sink`,
+    /// in the order this gateway receives them. Called once.
+    func followEvents(_ sink: @escaping @Sendable (FleetEvent) -> Void) async throws(FleetError)
+}

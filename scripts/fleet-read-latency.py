@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""The latency a fleet-forwarded read adds to a direct read.
+
+Starts mosquitto and two `blegateway serve --simulate SCENARIO --mqtt …
+--mqtt-commands` (ids `near` and `far`), each over its own simulator; only
+`near`'s scenario has the device. Connects the device through `near`, then
+reads its characteristic COUNT times directly on `near`
+(GET /v1/devices/…/value) and COUNT times through `far`
+(GET /v1/fleet/devices/…/value, carried over the broker to `near`),
+alternating, each on one keep-alive connection. Prints the median (p50),
+p90 and slowest of each and the difference of the medians; with --json, one
+JSON object instead.
+
+    scripts/fleet-read-latency.py [BINARY] [--count 200] [--json]
+
+BINARY defaults to .build/release/blegateway. Not a test: the figures
+depend on the machine and its load.
+"""
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+DEVICE = "C4:7C:8D:6A:40:01"
+SCENARIO = """timing: 1
+adapters:
+  - id: hci0
+    address: "00:1A:7D:DA:73:1{index}"
+devices:
+{devices}
+"""
+DEVICE_YAML = f"""  - address: "{DEVICE}"
+    name: Fleet bench
+    rssi: -50
+    advertising:
+      interval: 0.1
+      uuids: ["180f"]
+    connection:
+      delay: 0.1
+      resolveDelay: 0.1
+    services:
+      - uuid: "180f"
+        characteristics:
+          - uuid: "2a19"
+            flags: [read]
+            value: "64"
+"""
+
+
+def wait_for_port(port: int, deadline: float = 60) -> None:
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def request(
+    connection: http.client.HTTPConnection, method: str, path: str, body: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    connection.request(method, path, body=body, headers=headers)
+    response = connection.getresponse()
+    return response.status, dict(response.getheaders()), response.read()
+
+
+def figures(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "reads": len(ordered),
+        "p50_ms": round(statistics.median(ordered) * 1000, 2),
+        "p90_ms": round(ordered[int(len(ordered) * 0.9) - 1] * 1000, 2),
+        "slowest_ms": round(ordered[-1] * 1000, 2),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("binary", nargs="?", default=".build/release/blegateway")
+    parser.add_argument("--count", type=int, default=200)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    directory = tempfile.mkdtemp(prefix="fleet-latency-")
+    broker_port = free_port()
+    with open(os.path.join(directory, "mosquitto.conf"), "w") as conf:
+        conf.write(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n")
+        if os.getuid() == 0:
+            conf.write("user root\n")
+    processes: list[subprocess.Popen[bytes]] = [
+        subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")], stderr=subprocess.DEVNULL)
+    ]
+    try:
+        wait_for_port(broker_port)
+        ports: dict[str, int] = {}
+        for index, name in enumerate(["near", "far"]):
+            scenario = os.path.join(directory, f"{name}.yaml")
+            with open(scenario, "w") as file:
+                file.write(SCENARIO.format(index=index, devices=DEVICE_YAML if name == "near" else "  []"))
+            ports[name] = free_port()
+            processes.append(
+                subprocess.Popen(
+                    [
+                        args.binary,
+                        "serve",
+                        "--simulate",
+                        scenario,
+                        "--listen",
+                        f"127.0.0.1:{ports[name]}",
+                        "--log-level",
+                        "warning",
+                        "--mqtt",
+                        f"mqtt://127.0.0.1:{broker_port}",
+                        "--gateway-id",
+                        name,
+                        "--mqtt-commands",
+                    ],
+                    stderr=open(os.path.join(directory, f"{name}.log"), "w"),
+                )
+            )
+        for port in ports.values():
+            wait_for_port(port)
+        near = http.client.HTTPConnection("127.0.0.1", ports["near"], timeout=60)
+        far = http.client.HTTPConnection("127.0.0.1", ports["far"], timeout=60)
+        request(near, "POST", "/v1/scan", body='{"duration_ms":2000}')
+        status, _, body = request(near, "POST", f"/v1/devices/{DEVICE}/connect?timeout_ms=20000")
+        if status != 200:
+            raise SystemExit(f"connect: {status} {body[:300]!r}")
+        # `far` must see near's retained connection before its first read.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            _, _, body = request(far, "GET", f"/v1/fleet/devices/{DEVICE}")
+            if b'"connected_on":["near"]' in body:
+                break
+            time.sleep(0.1)
+        else:
+            raise SystemExit(f"far never saw the connection: {body[:300]!r}")
+        direct: list[float] = []
+        forwarded: list[float] = []
+        value = f"/devices/{DEVICE}/characteristics/2a19/value"
+        for _ in range(10):  # warm-up, not counted
+            request(near, "GET", "/v1" + value)
+            request(far, "GET", "/v1/fleet" + value)
+        for _ in range(args.count):
+            started = time.monotonic()
+            status, _, body = request(near, "GET", "/v1" + value)
+            direct.append(time.monotonic() - started)
+            if status != 200:
+                raise SystemExit(f"direct read: {status} {body[:300]!r}")
+            started = time.monotonic()
+            status, headers, body = request(far, "GET", "/v1/fleet" + value)
+            forwarded.append(time.monotonic() - started)
+            if status != 200 or headers.get("Gateway") != "near":
+                raise SystemExit(f"fleet read: {status} {headers} {body[:300]!r}")
+        result: dict[str, object] = {"direct": figures(direct), "fleet": figures(forwarded)}
+        added = figures(forwarded)["p50_ms"] - figures(direct)["p50_ms"]
+        result["added_p50_ms"] = round(added, 2)
+        if args.json:
+            print(json.dumps(result))
+        else:
+            for name, samples in (("direct", direct), ("fleet", forwarded)):
+                f = figures(samples)
+                print(
+                    f"{name:7} {f['reads']} reads: p50 {f['p50_ms']} ms, p90 {f['p90_ms']} ms, "
+                    f"slowest {f['slowest_ms']} ms"
+                )
+            print(f"added by the fleet (p50): {round(added, 2)} ms")
+    finally:
+        for process in reversed(processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
