@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -83,7 +82,15 @@ let package = Package(
         ),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
-        .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
+        // Scenario files are read with libyaml (Debian's libyaml-dev) rather
+        // than a Swift YAML package, which would bring Foundation and its ICU
+        // data into the gateway's executable (see BENCHMARKS.md).
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "CYAML"]),
         .executableTarget(
             name: "bluez-sim",
             dependencies: [
