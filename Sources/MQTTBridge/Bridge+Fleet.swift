@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import MQTT
 
@@ -191,7 +195,7 @@ extension Bridge {
     }
 
     static func canonicalAddress(_ text: String) -> String {
-        text.uppercased().replacingOccurrences(of: "-", with: ":")
+        String(text.uppercased().map { $0 == "-" ? ":" : $0 })
     }
 
     static func level(_ index: Int, of topic: String) -> String? {
