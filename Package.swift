@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "GatewayCoreBluetooth", targets: ["GatewayCoreBluetooth"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
+        .executable(name: "blegateway-client", targets: ["blegateway-client"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -124,16 +125,30 @@ let package = Package(
         // Core Bluetooth's API over the gateway's public HTTP + SSE API: a
         // client, so it depends on no server module.
         .target(name: "GatewayCoreBluetooth"),
+        // The version both executables print.
+        .target(name: "GatewayVersion"),
+        // The server. It links no Foundation (FoundationEssentials only) and
+        // hands the client commands over to blegateway-client.
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "GatewayCoreBluetooth", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
+                "GatewayAPI", "GatewayVersion", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
                 "PersistedState", "CGnuTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // `blegateway scan`, `read`, ...: Core Bluetooth's API over HTTP
+        // (URLSession, so Foundation with libcurl and ICU) in a program of
+        // its own, installed beside blegateway.
+        .executableTarget(
+            name: "blegateway-client",
+            dependencies: [
+                "GatewayCoreBluetooth", "GatewayVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -170,10 +185,11 @@ let package = Package(
             dependencies: ["MQTTBridge", "MQTT", "GatewayAPI", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
         ),
         // The real blegateway process, driven over HTTP; it depends on the
-        // executable only so that it is built first.
+        // executables only so that they are built first (blegateway-client
+        // runs the client commands blegateway hands over).
         .testTarget(
             name: "GatewayIntegrationTests",
-            dependencies: ["blegateway", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport", "GatewayCoreBluetooth"]
+            dependencies: ["blegateway", "blegateway-client", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport", "GatewayCoreBluetooth"]
         ),
         .testTarget(name: "GatewayCoreBluetoothTests", dependencies: ["GatewayCoreBluetooth"]),
     ],
