@@ -9,10 +9,11 @@
 SWIFT ?= swift
 # Debian packages that building and running the gateway need: the C
 # libraries' headers (libdbus, libmicrohttpd, libsqlite3, libmosquitto,
+# libyaml for the simulator's scenario files,
 # GnuTLS for `blegateway health` over https, and libcurl's: FoundationNetworking,
 # which the client commands use, links it in a --static-swift-stdlib build),
 # and dbus-daemon for `--simulate`'s private bus.
-BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libmosquitto-dev libcurl4-openssl-dev dbus-daemon
+BUILD_PACKAGES := pkg-config libdbus-1-dev libmicrohttpd-dev libgnutls28-dev libsqlite3-dev libmosquitto-dev libyaml-dev libcurl4-openssl-dev dbus-daemon
 # What the tests need as well. They drive real programs: busctl and gdbus
 # (independent D-Bus clients), bluetoothctl from bluez (the real BlueZ client,
 # against the simulator), curl, wrk and openssl (HTTP and TLS clients), jq

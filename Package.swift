@@ -15,12 +15,12 @@ let package = Package(
         .library(name: "GatewayCoreBluetooth", targets: ["GatewayCoreBluetooth"]),
         .executable(name: "bluez-sim", targets: ["bluez-sim"]),
         .executable(name: "blegateway", targets: ["blegateway"]),
+        .executable(name: "blegateway-client", targets: ["blegateway-client"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -83,7 +83,15 @@ let package = Package(
         ),
         // The simulator is an independent reading of bluetoothd: it must not
         // depend on the BlueZ client module, so a bug shared by both cannot hide.
-        .target(name: "BlueZSimulator", dependencies: ["DBus", .product(name: "Yams", package: "Yams")]),
+        // Scenario files are read with libyaml (Debian's libyaml-dev) rather
+        // than a Swift YAML package, which would bring Foundation and its ICU
+        // data into the gateway's executable (see BENCHMARKS.md).
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .target(name: "BlueZSimulator", dependencies: ["DBus", "CYAML"]),
         .executableTarget(
             name: "bluez-sim",
             dependencies: [
@@ -117,16 +125,30 @@ let package = Package(
         // Core Bluetooth's API over the gateway's public HTTP + SSE API: a
         // client, so it depends on no server module.
         .target(name: "GatewayCoreBluetooth"),
+        // The version both executables print.
+        .target(name: "GatewayVersion"),
+        // The server. It links no Foundation (FoundationEssentials only) and
+        // hands the client commands over to blegateway-client.
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "GatewayCoreBluetooth", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
+                "GatewayAPI", "GatewayVersion", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
                 "PersistedState", "CGnuTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        // `blegateway scan`, `read`, ...: Core Bluetooth's API over HTTP
+        // (URLSession, so Foundation with libcurl and ICU) in a program of
+        // its own, installed beside blegateway.
+        .executableTarget(
+            name: "blegateway-client",
+            dependencies: [
+                "GatewayCoreBluetooth", "GatewayVersion",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -163,10 +185,11 @@ let package = Package(
             dependencies: ["MQTTBridge", "MQTT", "GatewayAPI", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
         ),
         // The real blegateway process, driven over HTTP; it depends on the
-        // executable only so that it is built first.
+        // executables only so that they are built first (blegateway-client
+        // runs the client commands blegateway hands over).
         .testTarget(
             name: "GatewayIntegrationTests",
-            dependencies: ["blegateway", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport", "GatewayCoreBluetooth"]
+            dependencies: ["blegateway", "blegateway-client", "BlueZSimulator", "GatewayAPI", "BlueZ", "DBus", "TestSupport", "GatewayCoreBluetooth"]
         ),
         .testTarget(name: "GatewayCoreBluetoothTests", dependencies: ["GatewayCoreBluetooth"]),
     ],

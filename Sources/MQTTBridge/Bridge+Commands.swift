@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import MQTT
 
@@ -213,16 +217,36 @@ extension Bridge {
         LocalAPI.Answer(status: problem.status, contentType: "application/problem+json", body: problem.json)
     }
 
+    /// One path segment: Foundation's `urlPathAllowed` less `/`, `?` and `#`.
     private static func escaped(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#")))
-            ?? text
+        percentEncoded(text, keeping: "!$&'()*+,;=:@")
     }
 
     private static func queryString(_ items: [(String, String)]) -> String {
         guard !items.isEmpty else { return "" }
-        let allowed = CharacterSet.urlQueryAllowed.subtracting(CharacterSet(charactersIn: "&=+#"))
-        return "?"
-            + items.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.1)" }
-            .joined(separator: "&")
+        // Foundation's `urlQueryAllowed` less `&`, `=`, `+` and `#`.
+        return "?" + items.map { "\($0.0)=\(percentEncoded($0.1, keeping: "!$'()*,;:@/?"))" }.joined(separator: "&")
+    }
+
+    /// `text` with every UTF-8 byte other than RFC 3986's unreserved
+    /// characters and `keeping` written as `%XX` (FoundationEssentials has
+    /// no CharacterSet-based percent encoding).
+    private static func percentEncoded(_ text: String, keeping: String) -> String {
+        let kept = Set(keeping.utf8)
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case _ where kept.contains(byte):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                result += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return result
     }
 }

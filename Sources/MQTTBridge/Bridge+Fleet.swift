@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import MQTT
 
@@ -238,7 +242,7 @@ extension Bridge {
     }
 
     static func canonicalAddress(_ text: String) -> String {
-        text.uppercased().replacingOccurrences(of: "-", with: ":")
+        String(text.uppercased().map { $0 == "-" ? ":" : $0 })
     }
 
     static func level(_ index: Int, of topic: String) -> String? {

@@ -1,5 +1,9 @@
 import AsyncPrimitives
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import MQTT
 

@@ -1,5 +1,9 @@
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import MQTT
 
@@ -228,7 +232,7 @@ extension Bridge {
     static func radioText(_ text: String?) -> String? {
         guard let text else { return nil }
         let shown = String(text.unicodeScalars.filter { !$0.properties.isNoncharacterCodePoint && $0.value >= 0x20 && $0.value != 0x7F }.prefix(64))
-            .trimmingCharacters(in: .whitespaces)
+            .trimming(where: { $0.isWhitespace && !$0.isNewline })
         return shown.isEmpty ? nil : shown
     }
 

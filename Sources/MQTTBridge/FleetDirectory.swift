@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 
 /// The fleet as `/v1/fleet/gateways` and `/v1/fleet/devices` show it, built

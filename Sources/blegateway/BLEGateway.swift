@@ -1,9 +1,10 @@
 import ArgumentParser
+import GatewayVersion
 
 /// `blegateway`: a Bluetooth Low Energy central on the network.
 @main
 struct BLEGateway: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = GatewayVersion.string
 
     static let configuration = CommandConfiguration(
         commandName: "blegateway",
@@ -17,16 +18,22 @@ struct BLEGateway: AsyncParsableCommand {
               blegateway scan --service 180d           blegateway connect C4:7C:8D:6A:3E:01
               blegateway gatt C4:7C:8D:6A:3E:01         blegateway read C4:7C:8D:6A:3E:01 2a38
               blegateway notify C4:7C:8D:6A:3E:01 2a37  blegateway events --type device-connected
+
+            They are a program of their own, blegateway-client, installed beside blegateway, \
+            which hands them over (`blegateway scan --help` for each): \
+            \(ClientHandOver.commands.sorted().joined(separator: ", ")).
             """,
         version: version,
         subcommands: [
-            ServeCommand.self, HealthCommand.self, ScanCommand.self, DevicesCommand.self, ConnectCommand.self,
-            DisconnectCommand.self, GATTCommand.self, ReadCommand.self, WriteCommand.self, NotifyCommand.self, PairCommand.self,
-            EventsCommand.self, KeepCommand.self, SubscribeCommand.self, VersionCommand.self,
+            ServeCommand.self, HealthCommand.self,
         ])
 
     static func main() async {
-        await Self.main(SimulateArgument.normalized(Array(CommandLine.arguments.dropFirst())))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // The client commands run in their own executable, so that the
+        // server maps neither Foundation's networking (libcurl) nor ICU.
+        if ClientHandOver.handles(arguments) { ClientHandOver.execute(arguments) }
+        await Self.main(SimulateArgument.normalized(arguments))
     }
 }
 

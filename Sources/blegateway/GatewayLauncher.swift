@@ -1,7 +1,11 @@
 import BlueZ
 import BlueZSimulator
 import DBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import Glibc
 import HTTPServer

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 import HTTPServer
 
@@ -46,10 +50,23 @@ struct HealthCommand: AsyncParsableCommand {
 
     /// "state: detail" from a /health body.
     static func summary(of body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let state = object["state"] as? String
-        else { return nil }
-        return (object["detail"] as? String).map { "\(state): \($0)" } ?? state
+        guard let health = try? JSONDecoder().decode(HealthBody.self, from: Data(body)) else { return nil }
+        return health.detail.map { "\(health.state): \($0)" } ?? health.state
+    }
+
+    /// What `summary(of:)` reads of a /health body: a `state` string, and
+    /// `detail` when it is a string too.
+    private struct HealthBody: Decodable {
+        var state: String
+        var detail: String?
+
+        enum CodingKeys: String, CodingKey { case state, detail }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            state = try container.decode(String.self, forKey: .state)
+            detail = try? container.decode(String.self, forKey: .detail)
+        }
     }
 }
 

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 import MQTT
 import MQTTBridge
@@ -32,7 +36,7 @@ struct MQTTSettings {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the MQTT password file \(path)")
             }
-            password = text.trimmingCharacters(in: .newlines)
+            password = text.trimming(where: \.isNewline)
         }
         let username = options.username ?? environment["BLEGATEWAY_MQTT_USERNAME"]
         var credentials: MQTT.Configuration.Credentials?
@@ -71,7 +75,7 @@ struct MQTTSettings {
     /// One MQTT topic level of safe characters; `any` addresses the fleet.
     static func isValidGatewayID(_ id: String) -> Bool {
         (1...64).contains(id.count) && id != "any"
-            && id.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0)) }
+            && id.unicodeScalars.allSatisfy { $0.isASCII && (Character($0).isLetter || Character($0).isNumber || "-_.".unicodeScalars.contains($0)) }
     }
 
     /// The host name up to its first dot (a fully qualified name's dots are

@@ -1,7 +1,11 @@
 import ArgumentParser
 import BlueZ
 import DBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import Logging
 import ServiceLifecycle

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Settings {
     /// The settings as `serve --print-config` prints them, one `name: value`

@@ -1,7 +1,11 @@
 import ArgumentParser
 import BlueZ
 import DBus
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import GatewayAPI
 import HTTPServer
 import Logging
@@ -72,14 +76,14 @@ struct Settings {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the API key file \(path)")
             }
-            apiKey = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            apiKey = text.trimming(where: \.isWhitespace)
         } else {
             apiKey = command.apiKey ?? environment["BLEGATEWAY_API_KEY"]
         }
         if let apiKey, apiKey.isEmpty { self.apiKey = nil }
         var origins = Set(command.corsOrigins)
         if origins.isEmpty, let list = environment["BLEGATEWAY_CORS_ORIGINS"] {
-            origins = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            origins = Set(list.split(separator: ",").map { $0.trimming(where: { $0.isWhitespace && !$0.isNewline }) }.filter { !$0.isEmpty })
         }
         corsOrigins = origins
         tlsCertificate = command.tlsCertificate

@@ -127,4 +127,37 @@ import Testing
         }
         #expect(throws: ScenarioError.self) { try Scenario.load(path: "/nonexistent/scenario.yaml") }
     }
+
+    /// libyaml composes the document: aliases stand for their anchors,
+    /// only unquoted words are booleans, and a second document is refused.
+    @Test func yamlAliasesQuotesAndDocuments() throws {
+        let scenario = try Scenario.parse(
+            """
+            devices:
+              - address: "11:22:33:44:55:66"
+                paired: yes
+                connection: &slow { delay: 2 }
+              - address: "11:22:33:44:55:67"
+                connection: *slow
+            """)
+        #expect(scenario.devices.map(\.connection.delay) == [2, 2])
+        #expect(scenario.devices.first?.paired == true)
+        #expect(throws: ScenarioError.self) {
+            try Scenario.parse("devices:\n  - address: \"11:22:33:44:55:66\"\n    paired: \"true\"\n")
+        }
+        do {
+            _ = try Scenario.parse("timing: 1\n---\ntiming: 2\n")
+            Issue.record("a second document was accepted")
+        } catch {
+            #expect(error.line == 2, "\(error)")
+            #expect(error.description.contains("single document"), "\(error)")
+        }
+        do {
+            _ = try Scenario.parse("devices: &x [*x]\n")
+            Issue.record("a recursive alias was accepted")
+        } catch {
+            #expect(error.description.contains("nested more than"), "\(error)")
+        }
+        #expect(throws: ScenarioError.self) { try Scenario.parse("# nothing\n") }
+    }
 }

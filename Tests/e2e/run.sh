@@ -39,8 +39,9 @@ case "${1:-}" in
 esac
 
 if [ "$mode" != container ]; then
-    echo "e2e: building blegateway"
+    echo "e2e: building blegateway (and blegateway-client, which runs its client commands)"
     "$SWIFT" build --product blegateway
+    "$SWIFT" build --product blegateway-client
     BIN=$("$SWIFT" build --show-bin-path)/blegateway
 fi
 

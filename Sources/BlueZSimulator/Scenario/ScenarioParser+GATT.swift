@@ -64,7 +64,7 @@ extension ScenarioParser {
 
     func behaviour(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario.Behaviour {
         // A bare kind (`behaviour: echo`) or a mapping with `kind:`.
-        if case .scalar = cursor.node {
+        if case .scalar = cursor.node.content {
             let kind = try cursor.string()
             return try behaviour(kind: kind, keys: [:], at: cursor)
         }

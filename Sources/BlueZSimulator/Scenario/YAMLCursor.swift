@@ -1,14 +1,11 @@
-import Yams
-
 /// A position in a composed YAML document, with the key path that led to it,
 /// so that every error about a scenario can say where it is.
 struct YAMLCursor {
-    let node: Node
+    let node: YAMLNode
     let path: String
 
     func error(_ message: String) -> ScenarioError {
-        // Yams marks are 1-based lines and columns.
-        ScenarioError(line: node.mark?.line, column: node.mark?.column, path: path, message: message)
+        ScenarioError(line: node.line, column: node.column, path: path, message: message)
     }
 
     // MARK: Structure
@@ -16,7 +13,7 @@ struct YAMLCursor {
     /// The mapping's entries, refusing keys outside `allowed` (a misspelt
     /// key is an error rather than a silently ignored setting).
     func mapping(allowed: Set<String>) throws(ScenarioError) -> [String: YAMLCursor] {
-        guard case .mapping(let mapping) = node else { throw error("expected a mapping") }
+        guard case .mapping(let mapping) = node.content else { throw error("expected a mapping") }
         var result: [String: YAMLCursor] = [:]
         for (key, value) in mapping {
             guard let name = key.string else { throw YAMLCursor(node: key, path: path).error("keys must be strings") }
@@ -32,7 +29,7 @@ struct YAMLCursor {
 
     /// A mapping with free keys, in document order.
     func pairs() throws(ScenarioError) -> [(key: YAMLCursor, value: YAMLCursor)] {
-        guard case .mapping(let mapping) = node else { throw error("expected a mapping") }
+        guard case .mapping(let mapping) = node.content else { throw error("expected a mapping") }
         return mapping.map { key, value in
             let name = key.string ?? "?"
             return (YAMLCursor(node: key, path: path), YAMLCursor(node: value, path: path + "." + name))
@@ -40,15 +37,15 @@ struct YAMLCursor {
     }
 
     func sequence() throws(ScenarioError) -> [YAMLCursor] {
-        guard case .sequence(let sequence) = node else { throw error("expected a list") }
+        guard case .sequence(let sequence) = node.content else { throw error("expected a list") }
         return sequence.enumerated().map { YAMLCursor(node: $1, path: "\(path)[\($0)]") }
     }
 
     // MARK: Scalars
 
     func string() throws(ScenarioError) -> String {
-        guard case .scalar(let scalar) = node else { throw error("expected a string") }
-        return scalar.string
+        guard let text = node.string else { throw error("expected a string") }
+        return text
     }
 
     func bool() throws(ScenarioError) -> Bool {

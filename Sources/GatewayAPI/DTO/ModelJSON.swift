@@ -1,5 +1,9 @@
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The JSON shapes of the API (see openapi.yaml's components).
 enum ModelJSON {

@@ -1,5 +1,9 @@
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The JSON of the peripheral routes: application and advertisement
 /// definitions read from request bodies, published ones and events written.

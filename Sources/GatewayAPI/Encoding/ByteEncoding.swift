@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How bytes travel in JSON: `hex` (the default, `"0e77"`), `base64`, or
 /// `utf8` text.

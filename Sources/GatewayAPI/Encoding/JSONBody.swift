@@ -41,7 +41,7 @@ struct JSONBody {
     }
 
     static func isJSON(_ contentType: String) -> Bool {
-        let type = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let type = contentType.split(separator: ";").first.map { $0.trimming(where: { $0.isWhitespace && !$0.isNewline }).lowercased() }
         return type == "application/json" || type?.hasSuffix("+json") == true
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Glibc
 
 /// The timestamps of events and values: RFC 3339 in UTC with milliseconds

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One device as the whole fleet knows it: who hears it, where it is
 /// connected, who keeps it.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One gateway of the fleet as the broker shows it.
 public struct FleetGateway: Sendable, Hashable {

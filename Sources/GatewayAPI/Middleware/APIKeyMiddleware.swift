@@ -55,7 +55,7 @@ struct APIKeyMiddleware: Middleware {
     static func bearerToken(_ header: String) -> String? {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return String(parts[1]).trimmingCharacters(in: .whitespaces)
+        return String(parts[1]).trimming(where: { $0.isWhitespace && !$0.isNewline })
     }
 
     /// Compares without stopping at the first difference, so the time taken

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPServer
 import Logging
 
@@ -24,7 +28,7 @@ struct RequestIdentity: Middleware {
 
     /// The client's id if it is safe to echo and to log as it is.
     static func sanitized(_ candidate: String) -> String? {
-        let trimmed = candidate.trimmingCharacters(in: .whitespaces)
+        let trimmed = candidate.trimming(where: { $0.isWhitespace && !$0.isNewline })
         guard (1...128).contains(trimmed.utf8.count),
             trimmed.utf8.allSatisfy({ byte in
                 switch byte {

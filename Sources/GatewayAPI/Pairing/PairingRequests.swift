@@ -1,6 +1,10 @@
 import AsyncPrimitives
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// The agent's questions waiting for a client's answer: each one is

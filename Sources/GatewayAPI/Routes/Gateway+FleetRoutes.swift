@@ -1,5 +1,9 @@
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPServer
 
 // The fleet behind this gateway's HTTP API (docs/fleet.md): what the fleet's

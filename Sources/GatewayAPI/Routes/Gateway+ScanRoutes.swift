@@ -1,5 +1,9 @@
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPServer
 
 extension Gateway {

@@ -142,7 +142,7 @@ extension Request {
     /// `Last-Event-ID` (header) or `?last_event_id=`.
     func lastEventID() throws(Problem) -> UInt64? {
         guard let text = headers["Last-Event-ID"] ?? query["last_event_id"] else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimming(where: { $0.isWhitespace && !$0.isNewline })
         if trimmed.isEmpty { return nil }
         guard trimmed.utf8.count <= 19, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let id = UInt64(trimmed)

@@ -1,4 +1,10 @@
+import Glibc
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import Synchronization
 
@@ -107,7 +113,7 @@ final class LineWriter: Sendable {
             while offset < bytes.count {
                 let written = bytes.withUnsafeMutableBytes { buffer -> Int in
                     guard let base = buffer.baseAddress else { return 0 }
-                    return Foundation.write(2, base + offset, buffer.count - offset)
+                    return Glibc.write(2, base + offset, buffer.count - offset)
                 }
                 if written > 0 {
                     offset += written

@@ -1,4 +1,10 @@
+import Glibc
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Metrics
 
 /// The process's own figures, read from /proc when metrics are scraped
@@ -27,7 +33,7 @@ final class ProcessMetrics: Sendable {
     func update() {
         let pageSize = Double(sysconf(Int32(_SC_PAGESIZE)))
         if let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) {
-            let fields = statm.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let fields = statm.split(separator: " ").compactMap { Double($0.trimming(where: \.isWhitespace)) }
             if fields.count >= 2 {
                 virtualMemory.record(fields[0] * pageSize)
                 residentMemory.record(fields[1] * pageSize)

@@ -1,5 +1,11 @@
 import BlueZ
+import Glibc
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import MQTT
 import Metrics
 import PersistedState
@@ -102,6 +108,7 @@ final class StateMetrics: Sendable {
     }
 
     private static func fileSize(_ path: String) -> Int {
-        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_size) : 0
     }
 }

@@ -99,4 +99,36 @@ import Testing
         #expect(printed.output.contains("simulate: builtin"))
         #expect(printed.output.contains("api-key: (set)") && !printed.output.contains("secret"), "\(printed.output)")
     }
+
+    /// Every command of blegateway-client is reached through blegateway
+    /// (the hand-over's list and the client's subcommands agree), and a
+    /// blegateway without its client says what is missing.
+    @Test func blegatewayHandsEveryClientCommandOver() async throws {
+        let client = URL(fileURLWithPath: GatewayUnderTest.executable).deletingLastPathComponent()
+            .appendingPathComponent("blegateway-client").path
+        let help = try await run([client, "--help"])
+        #expect(help.status == 0, "\(help.error)")
+        let listing = help.output.components(separatedBy: "SUBCOMMANDS:").last ?? ""
+        let commands = listing.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first else { return nil }
+            return word.allSatisfy(\.isLowercase) ? String(word) : nil
+        }
+        #expect(commands.count >= 13, "\(help.output)")
+        for command in commands {
+            let handed = try await run([GatewayUnderTest.executable, command, "--help"])
+            #expect(handed.status == 0, "blegateway \(command) --help: \(handed.error)")
+            #expect(handed.output.contains("USAGE: blegateway \(command)"), "blegateway \(command) --help: \(handed.output)")
+        }
+        let version = try await run([GatewayUnderTest.executable, "version"])
+        #expect(version.output.hasPrefix("blegateway "), "\(version.output) \(version.error)")
+
+        // A copy of the server alone, in a directory without the client.
+        let directory = "/tmp/blegateway-alone-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.copyItem(atPath: GatewayUnderTest.executable, toPath: directory + "/blegateway")
+        let alone = try await run([directory + "/blegateway", "scan"], environment: ["PATH": "/nonexistent"])
+        #expect(alone.status == 127, "\(alone.output) \(alone.error)")
+        #expect(alone.error.contains("blegateway-client"), "\(alone.error)")
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GatewayCoreBluetooth
+import GatewayVersion
 
 /// `blegateway version`.
 struct VersionCommand: AsyncParsableCommand {
@@ -18,11 +19,11 @@ struct VersionCommand: AsyncParsableCommand {
             }
         }
         if options.json {
-            var document: [String: Any] = ["version": BLEGateway.version]
+            var document: [String: Any] = ["version": GatewayVersion.string]
             if let gateway { document["gateway"] = ["name": gateway.name, "version": gateway.version] }
             return Terminal.printJSON(document)
         }
-        print("blegateway \(BLEGateway.version)")
+        print("blegateway \(GatewayVersion.string)")
         if let gateway { print("gateway \(Terminal.safe(gateway.name)) \(Terminal.safe(gateway.version))") }
     }
 }
