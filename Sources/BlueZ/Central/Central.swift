@@ -157,7 +157,7 @@ public final class Central: Sendable {
             let notifying = state.subscriptions.filter { $0.value.notifying }.map(\.key)
             let connected = state.connectedByUs.filter { path in
                 guard let device = state.tree.devices[path], device.connected else { return false }
-                return !state.keptConnected.contains("\(device.adapter)/\(device.address)")
+                return !state.keptConnected.contains(AdapterDevice(adapter: device.adapter, address: device.address))
             }
             state.stopped = true
             return (scanning, notifying, connected)

@@ -50,9 +50,9 @@ struct CentralState {
     var slots = ConnectionSlots()
     /// Devices this central connected, to disconnect at `stop()`.
     var connectedByUs: Set<ObjectPath> = []
-    /// Devices kept connected across restarts ("hci0/AA:BB:CC:DD:EE:FF"),
-    /// which `stop()` leaves connected.
-    var keptConnected: Set<String> = []
+    /// Devices kept connected across restarts, which `stop()` leaves
+    /// connected.
+    var keptConnected: Set<AdapterDevice> = []
 
     var availability: BlueZAvailability {
         if let busLost { return .busDisconnected(busLost) }

@@ -94,7 +94,7 @@ public final class ConnectionKeeper: Sendable {
     }
 
     private struct State {
-        var entries: [String: Entry] = [:]
+        var entries: [AdapterDevice: Entry] = [:]
         var stopped = false
     }
 
@@ -107,8 +107,6 @@ public final class ConnectionKeeper: Sendable {
         self.central = central
         self.policy = policy
     }
-
-    private static func key(_ adapter: String, _ address: BluetoothAddress) -> String { "\(adapter)/\(address)" }
 
     /// Whether `event` is worth passing on to people (an event log, a
     /// broker): every event but the `reconnecting` attempts of a device
@@ -128,7 +126,7 @@ public final class ConnectionKeeper: Sendable {
     /// and `label`). True if it was not kept before.
     @discardableResult
     public func keep(_ address: BluetoothAddress, adapter: String, maxAttempts: Int? = nil, label: String? = nil) -> Bool {
-        let key = Self.key(adapter, address)
+        let key = AdapterDevice(adapter: adapter, address: address)
         central.leaveConnectedOnStop(address, adapter: adapter, true)
         let (isNew, start) = state.withLock { state -> (Bool, Bool) in
             guard !state.stopped else { return (false, false) }
@@ -161,7 +159,7 @@ public final class ConnectionKeeper: Sendable {
     @discardableResult
     public func release(_ address: BluetoothAddress, adapter: String) -> Bool {
         central.leaveConnectedOnStop(address, adapter: adapter, false)
-        let entry = state.withLock { $0.entries.removeValue(forKey: Self.key(adapter, address)) }
+        let entry = state.withLock { $0.entries.removeValue(forKey: AdapterDevice(adapter: adapter, address: address)) }
         if let via = entry?.device.via, via != adapter { central.leaveConnectedOnStop(address, adapter: via, false) }
         entry?.task?.cancel()
         return entry != nil
@@ -176,7 +174,7 @@ public final class ConnectionKeeper: Sendable {
 
     /// A kept device, if it is kept.
     public func keptDevice(_ address: BluetoothAddress, adapter: String) -> KeptDevice? {
-        state.withLock { $0.entries[Self.key(adapter, address)]?.device }
+        state.withLock { $0.entries[AdapterDevice(adapter: adapter, address: address)]?.device }
     }
 
     /// A kept device as bluetoothd last listed it, disconnected, or (never
@@ -184,7 +182,7 @@ public final class ConnectionKeeper: Sendable {
     /// gateway knows of it while bluetoothd does not list it (restarting,
     /// or the device out of range). Nil if the device is not kept.
     public func lastKnown(_ address: BluetoothAddress, adapter: String) -> Device? {
-        guard let entry = state.withLock({ $0.entries[Self.key(adapter, address)] }) else { return nil }
+        guard let entry = state.withLock({ $0.entries[AdapterDevice(adapter: adapter, address: address)] }) else { return nil }
         var device =
             entry.snapshot
             ?? Device(
@@ -211,7 +209,7 @@ public final class ConnectionKeeper: Sendable {
         broadcast.yield(event)
     }
 
-    private func update(_ key: String, _ change: (inout KeptDevice) -> Void) {
+    private func update(_ key: AdapterDevice, _ change: (inout KeptDevice) -> Void) {
         state.withLock { state in
             if var entry = state.entries[key] {
                 change(&entry.device)
@@ -220,7 +218,7 @@ public final class ConnectionKeeper: Sendable {
         }
     }
 
-    private func isConnected(_ address: BluetoothAddress, adapter: String, key: String) -> Bool {
+    private func isConnected(_ address: BluetoothAddress, adapter: String, key: AdapterDevice) -> Bool {
         guard let device = try? central.device(address, adapter: adapter) else { return false }
         state.withLock { $0.entries[key]?.snapshot = device }
         return device.connected
@@ -233,7 +231,7 @@ public final class ConnectionKeeper: Sendable {
     /// BlueZ still running), through the adapter that hears the device
     /// best and has a free slot (`Central.connect` with no adapter), where
     /// it stays until its link is lost again.
-    private func run(key: String, address: BluetoothAddress, adapter: String) async {
+    private func run(key: AdapterDevice, address: BluetoothAddress, adapter: String) async {
         // Followed from before the first attempt, so that a loss right
         // after a connect is not missed; through any adapter, since the
         // device may move.
@@ -268,6 +266,13 @@ public final class ConnectionKeeper: Sendable {
                     }
                 }
                 continue
+            }
+            if announced {
+                // The link dropped after the look that found it still up
+                // (the loss and the property change race): say so before
+                // attempting, so that the kept device never reads
+                // "connected" beside a failed attempt.
+                update(key) { $0.status = .connecting }
             }
             announced = false
             // Nothing can connect while BlueZ is unreachable or the adapter
