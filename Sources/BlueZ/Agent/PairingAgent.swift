@@ -56,6 +56,8 @@ public final class PairingAgent: Sendable {
         var nextID: UInt64 = 1
         var registered = false
         var watcher: Task<Void, Never>?
+        /// Registering again after bluetoothd did not answer in time.
+        var retry: Task<Void, Never>?
         var stopped = false
     }
 
@@ -88,14 +90,44 @@ public final class PairingAgent: Sendable {
         }
         state.withLock { $0.watcher = watcher }
         guard central.isBluetoothdRunning else { return }
-        try await register()
+        do {
+            try await register()
+        } catch where error.code == .timeout {
+            // bluetoothd did not answer in time (a host busy starting):
+            // registered as soon as it answers, not left without an agent
+            // until BlueZ restarts (pairing would fall back to Just Works).
+            retryRegistration()
+        }
+    }
+
+    /// Tries to register again, one second apart and then less often (up
+    /// to a minute), until it is registered, bluetoothd refuses, or the
+    /// agent stops.
+    private func retryRegistration() {
+        let retry = Task { [weak self] in
+            var pause = Duration.seconds(1)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pause)
+                guard let self, !self.state.withLock({ $0.stopped || $0.registered }) else { return }
+                do throws(BlueZError) {
+                    try await self.register()
+                    return
+                } catch {
+                    guard error.code == .timeout else { return }
+                    pause = min(pause * 2, .seconds(60))
+                }
+            }
+        }
+        state.withLock { $0.retry = retry }
     }
 
     /// Unregisters the agent (bluetoothd then stops asking it) and removes
     /// its object. Questions in flight are cancelled.
     public func stop() async {
         let (watcher, pending, registered) = state.withLock { state in
+            state.retry?.cancel()
             defer {
+                state.retry = nil
                 state.watcher = nil
                 state.pending = [:]
                 state.registered = false
