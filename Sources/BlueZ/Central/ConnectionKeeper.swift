@@ -148,7 +148,7 @@ public final class ConnectionKeeper: Sendable {
             return (true, true)
         }
         if start {
-            let task = Task { [self] in await run(key: key, address: address, adapter: adapter) }
+            let task = Task { [self] in await run(key) }
             state.withLock { $0.entries[key]?.task = task }
         }
         return isNew
@@ -231,7 +231,8 @@ public final class ConnectionKeeper: Sendable {
     /// BlueZ still running), through the adapter that hears the device
     /// best and has a free slot (`Central.connect` with no adapter), where
     /// it stays until its link is lost again.
-    private func run(key: AdapterDevice, address: BluetoothAddress, adapter: String) async {
+    private func run(_ key: AdapterDevice) async {
+        let (address, adapter) = (key.address, key.adapter)
         // Followed from before the first attempt, so that a loss right
         // after a connect is not missed; through any adapter, since the
         // device may move.
