@@ -337,8 +337,7 @@ class Gateway:
         the gateway caps it to its `--stream-buffer-max`); past it the
         stream is dropped."""
         params = _query(service=service, adapter=adapter, duration_ms=_ms(duration), buffer_kib=buffer_kib)
-        path = f"{_characteristic(address, characteristic)}/notifications"
-        return self._stream(path, params, notification_stream_event)
+        return self._stream(_notifications(address, characteristic), params, notification_stream_event)
 
     def notification_values(
         self,
@@ -357,8 +356,7 @@ class Gateway:
         params = _query(
             service=service, adapter=adapter, duration_ms=_ms(duration), buffer_kib=buffer_kib, format="value"
         )
-        path = f"{_characteristic(address, characteristic)}/notifications"
-        return self._stream(path, params, notification_value)
+        return self._stream(_notifications(address, characteristic), params, notification_value)
 
     # Standing subscriptions
 
@@ -544,6 +542,10 @@ def _characteristic(address: str, characteristic: str | int) -> str:
 
 def _descriptor(address: str, characteristic: str | int, descriptor: str | int) -> str:
     return f"{_characteristic(address, characteristic)}/descriptors/{_seg(_attribute(descriptor))}/value"
+
+
+def _notifications(address: str, characteristic: str | int) -> str:
+    return f"{_characteristic(address, characteristic)}/notifications"
 
 
 def _ms(seconds: float | None) -> int | None:
