@@ -266,18 +266,12 @@ struct ServeCommand: AsyncParsableCommand {
         Self.bootstrapLogging(settings)
         MetricsBackend.bootstrap()
         let logger = Logger(label: "blegateway")
-        let services: [any Service]
         do {
-            services = try await GatewayLauncher.services(settings, logger: logger)
-        } catch {
+            try await GatewayLauncher.serviceGroup(settings, logger: logger).run()
+        } catch let error as StartupError {
             logger.critical("\(error.message)")
             throw ExitCode(2)
         }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
         logger.info("stopped")
     }
 
