@@ -10,8 +10,8 @@ import GatewayAPI
 import HTTPServer
 import Logging
 
-/// The serve command's options with the environment's fallbacks applied
-/// and checked.
+/// The serve command's options (the environment's values among them)
+/// checked and made into the values the gateway uses.
 struct Settings {
     var listen: SocketAddress
     var adapter: String?
@@ -55,17 +55,19 @@ struct Settings {
 
     var quotas: Quotas
 
-    init(_ command: ServeCommand, environment: [String: String]) throws {
-        let listenText = command.listen ?? environment["BLEGATEWAY_LISTEN"] ?? "127.0.0.1:8080"
-        guard let listen = SocketAddress(parsing: listenText) else {
-            throw ValidationError("--listen must be HOST:PORT, [IPV6]:PORT or PORT, not '\(listenText)'")
+    /// The command's options, the environment's values among them (see
+    /// `ServeOption.environmentArguments`), checked and made into the
+    /// values the gateway uses.
+    init(_ command: ServeCommand) throws {
+        guard let listen = SocketAddress(parsing: command.listen) else {
+            throw ValidationError("--listen must be HOST:PORT, [IPV6]:PORT or PORT, not '\(command.listen)'")
         }
         self.listen = listen
-        adapter = command.adapter ?? environment["BLEGATEWAY_ADAPTER"]
+        adapter = command.adapter
         if let adapter, !AdapterName.isValid(adapter) {
             throw ValidationError("--adapter must be an adapter name such as hci0, not '\(adapter)'")
         }
-        if let slots = command.connectionSlots ?? environment["BLEGATEWAY_CONNECTION_SLOTS"] {
+        if let slots = command.connectionSlots {
             do {
                 slotLimits = try SlotLimits(parsing: slots)
             } catch {
@@ -78,33 +80,27 @@ struct Settings {
             }
             apiKey = text.trimming(where: \.isWhitespace)
         } else {
-            apiKey = command.apiKey ?? environment["BLEGATEWAY_API_KEY"]
+            apiKey = command.apiKey
         }
         if let apiKey, apiKey.isEmpty { self.apiKey = nil }
-        var origins = Set(command.corsOrigins)
-        if origins.isEmpty, let list = environment["BLEGATEWAY_CORS_ORIGINS"] {
-            origins = Set(list.split(separator: ",").map { $0.trimming(where: { $0.isWhitespace && !$0.isNewline }) }.filter { !$0.isEmpty })
-        }
-        corsOrigins = origins
+        corsOrigins = Set(command.corsOrigins)
         tlsCertificate = command.tlsCertificate
         tlsKey = command.tlsKey
-        let levelText = command.logLevel ?? environment["BLEGATEWAY_LOG_LEVEL"] ?? "info"
-        guard let level = Logger.Level(rawValue: levelText.lowercased()) else {
-            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, not '\(levelText)'")
+        guard let level = Logger.Level(rawValue: command.logLevel.lowercased()) else {
+            throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical, not '\(command.logLevel)'")
         }
         logLevel = level
-        let formatText = command.logFormat ?? environment["BLEGATEWAY_LOG_FORMAT"] ?? "text"
-        guard let format = LogFormat(rawValue: formatText.lowercased()) else {
-            throw ValidationError("--log-format must be text or json, not '\(formatText)'")
+        guard let format = LogFormat(rawValue: command.logFormat.lowercased()) else {
+            throw ValidationError("--log-format must be text or json, not '\(command.logFormat)'")
         }
         logFormat = format
-        switch command.bus ?? environment["BLEGATEWAY_BUS"] ?? "system" {
+        switch command.bus {
         case "system": bus = .system
         case "session": bus = .session
         case let address: bus = .address(address)
         }
         simulate = command.simulate
-        stateDirectory = command.stateDirectory ?? environment["BLEGATEWAY_STATE_DIR"]
+        stateDirectory = command.stateDirectory
         if let directory = stateDirectory, directory.isEmpty {
             throw ValidationError("--state-dir must name a directory")
         }
@@ -125,8 +121,8 @@ struct Settings {
         defaultAgent = command.defaultAgent
         pairingRequestTimeout = .milliseconds(Int(command.pairingRequestTimeout * 1000))
 
-        mqtt = try MQTTSettings(command.mqtt, environment: environment)
-        quotas = try command.quotas.quotas(environment: environment)
+        mqtt = try MQTTSettings(command.mqtt)
+        quotas = try command.quotas.quotas()
 
         presenceTimeout = command.presenceTimeout > 0 ? .milliseconds(Int(command.presenceTimeout * 1000)) : nil
     }
