@@ -29,24 +29,8 @@ struct BusService: Service {
         } catch {
             return
         }
-        let connection: Connection
-        do {
-            // Values that reach streams on the D-Bus thread wake
-            // libmicrohttpd's thread once per turn of that thread, not once
-            // per value: the connection (and any that replaces it) ends
-            // each turn by resuming the streams written in it.
-            connection = try await Connection.connect(
-                to: address, configuration: Connection.Configuration(endOfTurn: { StreamWriter.resumeDeferred() }))
-        } catch {
-            throw StartupError(
-                """
-                cannot connect to the \(address) (\(error)). Is D-Bus running? In a container, mount the host's \
-                /run/dbus/system_bus_socket; without Bluetooth, try --simulate.
-                """)
-        }
-        let supervisor = BusSupervisor(address: address, connection: connection)
+        let supervisor = try await connect(to: address)
         defer { supervisor.connection.close() }
-        if !simulated { try await checkBlueZAccess(on: connection) }
         handoffs.connection.hand(supervisor)
         guard let central = try? await handoffs.central.take() else { return }
         await cancelWhenGracefulShutdown { [supervisor, logger] in
@@ -63,6 +47,36 @@ struct BusService: Service {
                 }
             }
         }
+    }
+
+    /// The connection, under a supervisor that replaces it when the bus
+    /// drops it (this frame keeps no reference to it, so that a replaced
+    /// connection is released).
+    private func connect(to address: BusAddress) async throws(StartupError) -> BusSupervisor {
+        let connection: Connection
+        do {
+            // Values that reach streams on the D-Bus thread wake
+            // libmicrohttpd's thread once per turn of that thread, not once
+            // per value: the connection (and any that replaces it) ends
+            // each turn by resuming the streams written in it.
+            connection = try await Connection.connect(
+                to: address, configuration: Connection.Configuration(endOfTurn: { StreamWriter.resumeDeferred() }))
+        } catch {
+            throw StartupError(
+                """
+                cannot connect to the \(address) (\(error)). Is D-Bus running? In a container, mount the host's \
+                /run/dbus/system_bus_socket; without Bluetooth, try --simulate.
+                """)
+        }
+        if !simulated {
+            do {
+                try await checkBlueZAccess(on: connection)
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
+        return BusSupervisor(address: address, connection: connection)
     }
 
     /// Fails when the bus's policy refuses this user's calls to bluetoothd.
