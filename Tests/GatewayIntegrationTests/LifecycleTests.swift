@@ -152,6 +152,29 @@ import Testing
         #expect(down.status == 1)
     }
 
+    /// Any option can come from the environment (`BLEGATEWAY_` and its
+    /// name); the command line wins, and a bad value names the option.
+    @Test func theEnvironmentSetsAnyOptionAndTheCommandLineWins() async throws {
+        let printed = try await run(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--listen", "127.0.0.1:9999", "--print-config"],
+            environment: [
+                "BLEGATEWAY_LISTEN": "127.0.0.1:7000", "BLEGATEWAY_MAX_CONNECTIONS": "64",
+                "BLEGATEWAY_CORS_ORIGINS": "https://a.example, https://b.example", "BLEGATEWAY_DEFAULT_AGENT": "0",
+                "BLEGATEWAY_HEARTBEAT_INTERVAL": "2",
+            ])
+        #expect(printed.status == 0, "\(printed.error)")
+        for line in [
+            "listen: 127.0.0.1:9999", "max-connections: 64", "cors-origins: https://a.example,https://b.example",
+            "default-agent: false", "heartbeat-interval: 2.0 seconds",
+        ] {
+            #expect(printed.output.contains(line), "\(line) in \(printed.output)")
+        }
+        let bad = try await run(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--print-config"], environment: ["BLEGATEWAY_MAX_CONNECTIONS": "lots"])
+        #expect(bad.status == 64)
+        #expect(bad.error.contains("--max-connections") && bad.error.contains("BLEGATEWAY_MAX_CONNECTIONS"), "\(bad.error)")
+    }
+
     @Test func helpNamesEveryOption() async throws {
         let help = try await run([GatewayUnderTest.executable, "serve", "--help"])
         for option in [
