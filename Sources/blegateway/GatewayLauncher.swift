@@ -33,6 +33,9 @@ enum GatewayLauncher {
         if settings.simulate == nil { handoffs.bus = .ready(settings.bus) }
         if settings.mqtt == nil { handoffs.bridge = .ready(nil) }
 
+        var api = settings.api
+        api.metricsExposition = MetricsBackend.exposition
+
         var services: [any Service] = []
         if settings.keepsState {
             services.append(StateStoreService(directory: settings.stateDirectory, handoffs: handoffs, logger: logger))
@@ -43,13 +46,13 @@ enum GatewayLauncher {
         services += [
             BusService(simulated: settings.simulate != nil, handoffs: handoffs, logger: logger),
             CentralService(
-                options: centralOptions(settings), defaultAdapter: settings.adapter, bus: settings.bus, handoffs: handoffs,
+                options: settings.central, defaultAdapter: settings.api.defaultAdapter, bus: settings.bus, handoffs: handoffs,
                 logger: logger),
-            AgentService(
-                configuration: .init(capability: settings.agentCapability, isDefault: settings.defaultAgent),
-                handoffs: handoffs, logger: logger),
-            HTTPServerService(settings: settings, handoffs: handoffs, logger: logger),
-            APIService(configuration: apiConfiguration(settings), handoffs: handoffs, logger: logger),
+            AgentService(configuration: settings.agent, handoffs: handoffs, logger: logger),
+            HTTPServerService(
+                configuration: settings.server, tlsCertificate: settings.tlsCertificate, tlsKey: settings.tlsKey,
+                apiKeySet: settings.api.apiKey != nil, handoffs: handoffs, logger: logger),
+            APIService(configuration: api, handoffs: handoffs, logger: logger),
         ]
         // Last, so stopped first: `offline` and the end of its notification
         // subscriptions while Bluetooth and the API still run.
@@ -61,24 +64,5 @@ enum GatewayLauncher {
                     ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
                 },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    }
-
-    private static func centralOptions(_ settings: Settings) -> Central.Options {
-        var options = Central.Options()
-        options.notifyPath = settings.notifyPath
-        options.slotLimits = settings.slotLimits
-        return options
-    }
-
-    private static func apiConfiguration(_ settings: Settings) -> GatewayConfiguration {
-        var configuration = GatewayConfiguration(
-            version: BLEGateway.version, apiKey: settings.apiKey, corsOrigins: settings.corsOrigins,
-            defaultAdapter: settings.adapter, simulated: settings.simulate != nil, replayBufferSize: settings.replayBuffer,
-            heartbeatInterval: settings.heartbeatInterval, metricsExposition: MetricsBackend.exposition)
-        configuration.maximumStreamBufferBytes = settings.streamBufferMax
-        configuration.pairingRequestTimeout = settings.pairingRequestTimeout
-        configuration.presenceTimeout = settings.presenceTimeout
-        configuration.quotas = settings.quotas
-        return configuration
     }
 }

@@ -9,8 +9,9 @@ import GatewayAPI
 /// `environmentArguments`), so that the command line, the environment
 /// and the defaults are combined, parsed and checked in one way.
 ///
-/// A new option: a case here (with its kind if it is a flag) and its
-/// property; then where its value is used.
+/// A new option: a case here (with its kind if it is a flag), its
+/// property, and the line of `Settings` that puts its value into the
+/// configuration it sets (plus a `--print-config` line if it should show).
 enum ServeOption: String, CaseIterable {
     case listen, adapter
     case connectionSlots = "connection-slots"

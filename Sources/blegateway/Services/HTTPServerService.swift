@@ -11,7 +11,13 @@ import ServiceLifecycle
 /// ended its streams) refuses new requests, lets what is queued drain for
 /// up to `gracePeriod`, and closes.
 struct HTTPServerService: Service {
-    let settings: Settings
+    let configuration: ServerConfiguration
+    /// `--tls-cert` and `--tls-key`, read as the server starts.
+    let tlsCertificate: String?
+    let tlsKey: String?
+    /// Whether requests need the API key (said at start when the server
+    /// listens beyond this machine without one).
+    let apiKeySet: Bool
     let handoffs: Handoffs
     let logger: Logger
     var gracePeriod: Duration = .seconds(5)
@@ -34,13 +40,8 @@ struct HTTPServerService: Service {
     }
 
     private func start(responder: Router) throws(StartupError) -> Server {
-        var configuration = ServerConfiguration(
-            host: settings.listen.host, port: settings.listen.port, connectionLimit: settings.maxConnections,
-            maxConnectionsPerClient: settings.maxConnectionsPerClient, requestHeaderTimeout: settings.requestHeaderTimeout)
-        // The server's own refusals (413, 431, 503 while stopping) are
-        // problems too.
-        configuration.errorResponses = .problems
-        if let certificate = settings.tlsCertificate, let key = settings.tlsKey {
+        var configuration = self.configuration
+        if let certificate = tlsCertificate, let key = tlsKey {
             do {
                 configuration.tls = try TLSConfiguration(certificateFile: certificate, privateKeyFile: key)
             } catch {
@@ -53,10 +54,10 @@ struct HTTPServerService: Service {
         } catch {
             throw StartupError("\(error.message). Is another gateway running? Choose another address with --listen.")
         }
-        let scheme = settings.tlsCertificate == nil ? "http" : "https"
-        let port = server.port ?? settings.listen.port
-        logger.notice("blegateway \(BLEGateway.version) listening on \(scheme)://\(SocketAddress(host: settings.listen.host, port: port))")
-        if settings.apiKey == nil, !["127.0.0.1", "::1", "localhost"].contains(settings.listen.host) {
+        let scheme = tlsCertificate == nil ? "http" : "https"
+        let port = server.port ?? configuration.port
+        logger.notice("blegateway \(BLEGateway.version) listening on \(scheme)://\(SocketAddress(host: configuration.host, port: port))")
+        if !apiKeySet, !["127.0.0.1", "::1", "localhost"].contains(configuration.host) {
             logger.warning("listening beyond this machine without --api-key: anyone who can reach it can use your Bluetooth devices")
         }
         return server
