@@ -91,6 +91,11 @@ import Testing
         ])
         #expect(busy.status == 2)
         #expect(busy.log.contains("Address already in use"), "\(busy.log)")
+        // What started before the server stops in order: the API, then (last) the store.
+        let apiStopped = busy.log.range(of: "stopping: ending 0 open stream(s)")
+        let storeClosed = busy.log.range(of: "the state store is closed")
+        #expect(apiStopped != nil && storeClosed != nil, "\(busy.log)")
+        if let apiStopped, let storeClosed { #expect(apiStopped.lowerBound < storeClosed.lowerBound, "\(busy.log)") }
         await gateway.stop()
 
         let badScenario = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
