@@ -133,7 +133,7 @@ let package = Package(
             name: "blegateway",
             dependencies: [
                 "GatewayAPI", "GatewayVersion", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
-                "PersistedState", "CGnuTLS",
+                "PersistedState", "CGnuTLS", "AsyncPrimitives",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

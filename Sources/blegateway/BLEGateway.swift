@@ -1,4 +1,9 @@
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import GatewayVersion
 
 /// `blegateway`: a Bluetooth Low Energy central on the network.
@@ -33,7 +38,15 @@ struct BLEGateway: AsyncParsableCommand {
         // The client commands run in their own executable, so that the
         // server maps neither Foundation's networking (libcurl) nor ICU.
         if ClientHandOver.handles(arguments) { ClientHandOver.execute(arguments) }
-        await Self.main(SimulateArgument.normalized(arguments))
+        await Self.main(withEnvironment(SimulateArgument.normalized(arguments)))
+    }
+
+    /// `serve`'s environment variables (`BLEGATEWAY_LISTEN`, …) given to
+    /// the parser as options, before the command line's (which win).
+    private static func withEnvironment(_ arguments: [String]) -> [String] {
+        guard arguments.first == ServeCommand.configuration.commandName else { return arguments }
+        let environment = ProcessInfo.processInfo.environment
+        return [arguments[0]] + ServeOption.environmentArguments(Array(arguments.dropFirst()), environment: environment)
     }
 }
 

@@ -3,59 +3,59 @@ import ArgumentParser
 /// `serve`'s MQTT options (docs/mqtt.md).
 struct MQTTOptions: ParsableArguments {
     @Option(
-        name: .customLong("mqtt"),
+        .mqtt,
         help: ArgumentHelp(
-            "Publish events to this MQTT broker (and, with --mqtt-commands, take commands from it): mqtt://[user[:password]@]host[:port] or mqtts://…. [BLEGATEWAY_MQTT]",
+            "Publish events to this MQTT broker (and, with --mqtt-commands, take commands from it): mqtt://[user[:password]@]host[:port] or mqtts://….",
             discussion: "Topics are under blegateway/<gateway-id>/ (docs/mqtt.md).",
             valueName: "url"))
     var url: String?
 
     @Option(
-        name: .customLong("mqtt-username"),
-        help: ArgumentHelp("The broker user name (instead of one in the URL). [BLEGATEWAY_MQTT_USERNAME]", valueName: "name"))
+        .mqttUsername,
+        help: ArgumentHelp("The broker user name (instead of one in the URL).", valueName: "name"))
     var username: String?
 
     @Option(
-        name: .customLong("mqtt-password"),
-        help: ArgumentHelp("The broker password (instead of one in the URL). [BLEGATEWAY_MQTT_PASSWORD]", valueName: "password"))
+        .mqttPassword,
+        help: ArgumentHelp("The broker password (instead of one in the URL).", valueName: "password"))
     var password: String?
 
     @Option(
-        name: .customLong("mqtt-password-file"),
+        .mqttPasswordFile,
         help: ArgumentHelp("Read the broker password from a file (for container secrets).", valueName: "path"))
     var passwordFile: String?
 
     @Option(
-        name: .customLong("mqtt-ca"),
+        .mqttCA,
         help: ArgumentHelp("For mqtts://: the PEM CA certificate that signed the broker's (default: the system's).", valueName: "path"))
     var caFile: String?
 
     @Option(
-        name: .customLong("mqtt-cert"),
+        .mqttCert,
         help: ArgumentHelp("For mqtts://: a PEM client certificate, for brokers that require one (needs --mqtt-key).", valueName: "path"))
     var certificateFile: String?
 
-    @Option(name: .customLong("mqtt-key"), help: ArgumentHelp("The PEM private key of --mqtt-cert.", valueName: "path"))
+    @Option(.mqttKey, help: ArgumentHelp("The PEM private key of --mqtt-cert.", valueName: "path"))
     var keyFile: String?
 
     @Option(
-        name: .customLong("gateway-id"),
+        .gatewayID,
         help: ArgumentHelp(
-            "This gateway's name in MQTT topics and its client id (default: the host name). [BLEGATEWAY_GATEWAY_ID]",
+            "This gateway's name in MQTT topics and its client id (default: the host name).",
             discussion: "Letters, digits, '-', '_' and '.'; 'any' is reserved for commands to the whole fleet.",
             valueName: "id"))
     var gatewayID: String?
 
     @Option(
-        name: .customLong("mqtt-qos"),
+        .mqttQoS,
         help: ArgumentHelp(
-            "The QoS of characteristic values (notifications and reads): 0 or 1. [BLEGATEWAY_MQTT_QOS]",
-            discussion: "0 (the default) drops values while the broker is away; 1 queues them (bounded) and delivers them after.",
+            "The QoS of characteristic values (notifications and reads): 0 or 1.",
+            discussion: "0 drops values while the broker is away; 1 queues them (bounded) and delivers them after.",
             valueName: "qos"))
-    var qos: Int?
+    var qos = 0
 
     @Option(
-        name: .customLong("mqtt-keepalive"),
+        .mqttKeepalive,
         help: ArgumentHelp(
             "Seconds between keep-alive pings (5 to 65535).",
             discussion: "The broker publishes the gateway's Last Will ('offline') 1.5 times this after it vanishes; the fleet moves its unfinished commands to another gateway then.",
@@ -63,16 +63,16 @@ struct MQTTOptions: ParsableArguments {
     var keepAlive = 30
 
     @Flag(
-        name: .customLong("mqtt-commands"),
+        .mqttCommands,
         help: ArgumentHelp(
-            "Take commands from the broker (connect, read, write, subscribe, ...). [BLEGATEWAY_MQTT_COMMANDS=1]",
+            "Take commands from the broker (connect, read, write, subscribe, ...).",
             discussion: "Off by default: whoever may publish on blegateway/<gateway-id>/cmd/ drives your devices. With --api-key, a command must carry the key in the MQTT 5 user property 'api-key'; answers go only to response topics under blegateway/replies/. docs/mqtt.md, Security, has a broker ACL to go with it."))
     var commands = false
 
     @Flag(
-        name: .customLong("mqtt-homeassistant"),
+        .mqttHomeAssistant,
         help: ArgumentHelp(
-            "Announce the gateway and its sensors (heart rate, battery, temperature, humidity, beacons' presence and signal) to Home Assistant (MQTT discovery under homeassistant/). [BLEGATEWAY_MQTT_HOMEASSISTANT=1]"))
+            "Announce the gateway and its sensors (heart rate, battery, temperature, humidity, beacons' presence and signal) to Home Assistant (MQTT discovery under homeassistant/)."))
     var homeAssistant = false
 
     func validate() throws {

@@ -8,22 +8,22 @@ import Glibc
 import MQTT
 import MQTTBridge
 
-/// The MQTT options with the environment's fallbacks applied and checked:
+/// The MQTT options checked (the environment's values among them):
 /// the client's and the bridge's configurations.
 struct MQTTSettings {
     var client: MQTT.Configuration
     var bridge: BridgeConfiguration
 
-    /// nil when no broker is given (neither `--mqtt` nor `BLEGATEWAY_MQTT`).
-    init?(_ options: MQTTOptions, environment: [String: String]) throws {
-        guard let urlText = options.url ?? environment["BLEGATEWAY_MQTT"], !urlText.isEmpty else { return nil }
+    /// nil when no broker is given (`--mqtt`).
+    init?(_ options: MQTTOptions) throws {
+        guard let urlText = options.url, !urlText.isEmpty else { return nil }
         let broker: BrokerURL
         do {
             broker = try BrokerURL(parsing: urlText)
         } catch {
             throw ValidationError("--mqtt must be mqtt://[user[:password]@]host[:port] or mqtts://…, not '\(urlText)' (\(error))")
         }
-        let gatewayID = options.gatewayID ?? environment["BLEGATEWAY_GATEWAY_ID"] ?? Self.hostName()
+        let gatewayID = options.gatewayID ?? Self.hostName()
         guard Self.isValidGatewayID(gatewayID) else {
             throw ValidationError(
                 """
@@ -31,14 +31,14 @@ struct MQTTSettings {
                 not '\(gatewayID)'
                 """)
         }
-        var password = options.password ?? environment["BLEGATEWAY_MQTT_PASSWORD"]
+        var password = options.password
         if let path = options.passwordFile {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ValidationError("cannot read the MQTT password file \(path)")
             }
             password = text.trimming(where: \.isNewline)
         }
-        let username = options.username ?? environment["BLEGATEWAY_MQTT_USERNAME"]
+        let username = options.username
         var credentials: MQTT.Configuration.Credentials?
         if let username {
             credentials = .init(username: username, password: password)
@@ -56,20 +56,16 @@ struct MQTTSettings {
         if !broker.usesTLS, options.caFile != nil || options.certificateFile != nil {
             throw ValidationError("--mqtt-ca, --mqtt-cert and --mqtt-key need an mqtts:// broker")
         }
-        let qosText = options.qos.map(String.init) ?? environment["BLEGATEWAY_MQTT_QOS"] ?? "0"
-        guard let qosNumber = Int(qosText), let qos = QoS(rawValue: qosNumber), qos != .exactlyOnce else {
-            throw ValidationError("--mqtt-qos must be 0 or 1, not '\(qosText)'")
+        guard let qos = QoS(rawValue: options.qos), qos != .exactlyOnce else {
+            throw ValidationError("--mqtt-qos must be 0 or 1, not '\(options.qos)'")
         }
         client = MQTT.Configuration(
             broker: broker, clientID: "blegateway-\(gatewayID)", credentials: credentials,
             tls: .init(caFile: options.caFile, certificateFile: options.certificateFile, keyFile: options.keyFile),
             keepAlive: options.keepAlive)
         bridge = BridgeConfiguration(gatewayID: gatewayID, valueQoS: qos)
-        bridge.commands =
-            options.commands || ["1", "true", "yes"].contains(environment["BLEGATEWAY_MQTT_COMMANDS"]?.lowercased())
-        if options.homeAssistant || ["1", "true", "yes"].contains(environment["BLEGATEWAY_MQTT_HOMEASSISTANT"]?.lowercased()) {
-            bridge.homeAssistant = "homeassistant"
-        }
+        bridge.commands = options.commands
+        if options.homeAssistant { bridge.homeAssistant = "homeassistant" }
     }
 
     /// One MQTT topic level of safe characters; `any` addresses the fleet.

@@ -42,22 +42,24 @@ struct ServeCommand: AsyncParsableCommand {
             """)
 
     @Option(
+        .listen,
         help: ArgumentHelp(
-            "Where to listen: HOST:PORT, [IPV6]:PORT or PORT. [BLEGATEWAY_LISTEN]",
-            discussion: "The default 127.0.0.1:8080 reaches only this machine; 0.0.0.0:8080 opens it to the network.",
+            "Where to listen: HOST:PORT, [IPV6]:PORT or PORT.",
+            discussion: "The default reaches only this machine; 0.0.0.0:8080 opens it to the network.",
             valueName: "address"))
-    var listen: String?
+    var listen = "127.0.0.1:8080"
 
     @Option(
+        .adapter,
         help: ArgumentHelp(
-            "The adapter used when a request names none (default: connect and keep pick the adapter that hears the device best with a free slot; the rest use BlueZ's first). [BLEGATEWAY_ADAPTER]",
+            "The adapter used when a request names none (default: connect and keep pick the adapter that hears the device best with a free slot; the rest use BlueZ's first).",
             valueName: "hciN"))
     var adapter: String?
 
     @Option(
-        name: .customLong("connection-slots"),
+        .connectionSlots,
         help: ArgumentHelp(
-            "Connections each adapter holds at once: N for every adapter, hciN=M for one (7,hci1=5). [BLEGATEWAY_CONNECTION_SLOTS]",
+            "Connections each adapter holds at once: N for every adapter, hciN=M for one (7,hci1=5).",
             discussion: """
                 BlueZ does not expose a controller's connection limit, so it is set here (default 7; adapters hold 5 to 10). \
                 A connection past the limit waits for a slot until its timeout, then fails with 503 and Retry-After.
@@ -66,57 +68,59 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionSlots: String?
 
     @Option(
-        name: .customLong("api-key"),
+        .apiKey,
         help: ArgumentHelp(
-            "Require 'Authorization: Bearer KEY' on every route but /health and the web console's files. [BLEGATEWAY_API_KEY]",
+            "Require 'Authorization: Bearer KEY' on every route but /health and the web console's files.",
             valueName: "key"))
     var apiKey: String?
 
     @Option(
-        name: .customLong("api-key-file"),
+        .apiKeyFile,
         help: ArgumentHelp("Read the API key from a file (for container secrets).", valueName: "path"))
     var apiKeyFile: String?
 
     @Option(
-        name: .customLong("cors-origin"),
+        .corsOrigin,
         help: ArgumentHelp(
-            "Allow browser pages from this origin, such as a Web Bluetooth page loading /webbluetooth.js (repeat for several; * for any). [BLEGATEWAY_CORS_ORIGINS, comma-separated]",
+            "Allow browser pages from this origin, such as a Web Bluetooth page loading /webbluetooth.js (repeat for several; * for any).",
             valueName: "origin"))
     var corsOrigins: [String] = []
 
     @Option(
-        name: .customLong("tls-cert"),
+        .tlsCert,
         help: ArgumentHelp(
             "Serve HTTPS (TLS 1.2 and 1.3, AEAD ciphers with forward secrecy, HSTS) with this PEM certificate (needs --tls-key).",
             valueName: "path"))
     var tlsCertificate: String?
 
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "path"))
+    @Option(.tlsKey, help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "path"))
     var tlsKey: String?
 
     @Option(
-        name: .customLong("log-level"),
+        .logLevel,
         help: ArgumentHelp(
-            "trace, debug, info, notice, warning, error or critical (default info). [BLEGATEWAY_LOG_LEVEL]",
+            "trace, debug, info, notice, warning, error or critical.",
             valueName: "level"))
-    var logLevel: String?
+    var logLevel = "info"
 
     @Option(
-        name: .customLong("log-format"),
+        .logFormat,
         help: ArgumentHelp(
-            "text or json (default text). [BLEGATEWAY_LOG_FORMAT]",
+            "text or json.",
             discussion: "json writes one JSON object per line (timestamp, level, label, message, metadata), for container log collectors. Every request's lines carry its request_id.",
             valueName: "format"))
-    var logFormat: String?
+    var logFormat = "text"
 
     @Option(
+        .bus,
         help: ArgumentHelp(
-            "The bus where bluetoothd lives: system, session, or a D-Bus address. [BLEGATEWAY_BUS]",
+            "The bus where bluetoothd lives: system, session, or a D-Bus address.",
             discussion: "The default, the system bus, honours DBUS_SYSTEM_BUS_ADDRESS.",
             valueName: "bus"))
-    var bus: String?
+    var bus = "system"
 
     @Option(
+        .simulate,
         help: ArgumentHelp(
             "Run on the built-in BlueZ simulator (on a private bus) instead of bluetoothd; optionally with a scenario file.",
             discussion: "See docs/scenarios.md for the scenario format.",
@@ -124,9 +128,9 @@ struct ServeCommand: AsyncParsableCommand {
     var simulate: String?
 
     @Option(
-        name: .customLong("state-dir"),
+        .stateDir,
         help: ArgumentHelp(
-            "Where the gateway keeps its state (default /var/lib/blegateway). [BLEGATEWAY_STATE_DIR]",
+            "Where the gateway keeps its state (default /var/lib/blegateway).",
             discussion: """
                 Kept connections, standing subscriptions and the event log live there (blegateway.sqlite) and \
                 are restored on the next start. The directory is created if missing and must be writable; only \
@@ -137,7 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
     var stateDirectory: String?
 
     @Flag(
-        name: .customLong("no-state"),
+        .noState,
         help: ArgumentHelp(
             "Keep no state on disk.",
             discussion: """
@@ -147,28 +151,28 @@ struct ServeCommand: AsyncParsableCommand {
     var noState = false
 
     @Option(
-        name: .customLong("heartbeat-interval"),
+        .heartbeatInterval,
         help: ArgumentHelp(
             "Seconds between the comment heartbeats of event streams.",
             discussion: "They keep proxies with short idle timeouts open, and reveal a client whose host vanished without closing its connection (a client that closes is noticed at once)."))
     var heartbeatInterval: Double = 15
 
-    @Option(name: .customLong("replay-buffer"), help: "How many past events GET /v1/events can replay.")
+    @Option(.replayBuffer, help: "How many past events GET /v1/events can replay.")
     var replayBuffer = 4096
 
     @Option(
-        name: .customLong("stream-buffer-max"),
+        .streamBufferMax,
         help: ArgumentHelp(
             "The most KiB an event stream may ask to hold for its client (?buffer_kib=).",
             discussion: "A stream holds at most 256 KiB its client has not read, then drops the client; a client that must not lose values through a stall of its own asks for more, up to this. The buffer grows only with what is unread.",
             valueName: "KIB"))
     var streamBufferMax = 16384
 
-    @Option(name: .customLong("max-connections"), help: "The most HTTP connections served at once (streams included).")
+    @Option(.maxConnections, help: "The most HTTP connections served at once (streams included).")
     var maxConnections = 1024
 
     @Option(
-        name: .customLong("max-connections-per-client"),
+        .maxConnectionsPerClient,
         help: ArgumentHelp(
             "The most HTTP connections one client address may hold at once (0 for no limit).",
             discussion: "Loopback counts like any address; behind a reverse proxy every client has the proxy's address. Past this, or past --max-connections, a new connection is answered 503 at once rather than left waiting."))
@@ -178,28 +182,28 @@ struct ServeCommand: AsyncParsableCommand {
     var quotas: QuotaOptions
 
     @Option(
-        name: .customLong("request-header-timeout"),
+        .requestHeaderTimeout,
         help: ArgumentHelp(
             "Seconds a client has to send a request's headers before its connection is closed.",
             discussion: "Counted from the connection's start (or the previous response on a kept-alive connection), however slowly bytes arrive. Open event streams are not affected."))
     var requestHeaderTimeout: Double = 10
 
     @Option(
-        name: .customLong("agent-capability"),
+        .agentCapability,
         help: ArgumentHelp(
             "The pairing agent's IO capability: NoInputNoOutput, DisplayOnly, DisplayYesNo, KeyboardOnly or KeyboardDisplay.",
             discussion: "NoInputNoOutput pairs by Just Works only, with no question to answer. The others let bluetoothd ask for passkeys and confirmations, which the gateway publishes as pairing-request events for a client to answer (POST /v1/pairing-requests/{id})."))
     var agentCapability = "NoInputNoOutput"
 
     @Flag(
-        name: .customLong("default-agent"), inversion: .prefixedNo,
+        .defaultAgent,
         help: ArgumentHelp(
             "Make the gateway's agent bluetoothd's default agent (on by default).",
             discussion: "The default agent answers pairing that the device or another program starts, not only the gateway's own. Turn it off when a desktop's agent should keep that role."))
     var defaultAgent = true
 
     @Option(
-        name: .customLong("pairing-request-timeout"),
+        .pairingRequestTimeout,
         help: "Seconds a pairing request waits for a client's answer before the gateway rejects it.")
     var pairingRequestTimeout: Double = 60
 
@@ -207,14 +211,14 @@ struct ServeCommand: AsyncParsableCommand {
     var mqtt: MQTTOptions
 
     @Option(
-        name: .customLong("notify-path"),
+        .notifyPath,
         help: ArgumentHelp(
             "How notifications are taken from bluetoothd: acquire or start-notify.",
             discussion: "acquire (the default) uses AcquireNotify where bluetoothd offers it: each value arrives as one packet on a socket instead of a D-Bus signal; indications, and characteristics another program already subscribed to, use StartNotify. start-notify always uses StartNotify (each value a PropertiesChanged signal). BENCHMARKS.md compares them."))
     var notifyPath = NotifyPath.acquire.rawValue
 
     @Option(
-        name: .customLong("presence-timeout"),
+        .presenceTimeout,
         help: ArgumentHelp(
             "Seconds a scan stream waits without hearing a device before it reports the device lost (0: only when bluetoothd removes it).",
             discussion: "bluetoothd keeps a device it stopped hearing for TemporaryTimeout (30 s), and a paired one for ever; this reports it sooner. Make it several advertising intervals long. A request's presence_timeout_ms overrides it."))
@@ -257,27 +261,21 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    @Flag(help: "Print the settings the options, the environment and the defaults make, and exit.")
+    @Flag(.printConfig, help: "Print the settings the options, the environment and the defaults make, and exit.")
     var printConfig = false
 
     func run() async throws {
-        let settings = try Settings(self, environment: ProcessInfo.processInfo.environment)
+        let settings = try Settings(self)
         if printConfig { return print(settings.summary) }
         Self.bootstrapLogging(settings)
         MetricsBackend.bootstrap()
         let logger = Logger(label: "blegateway")
-        let services: [any Service]
         do {
-            services = try await GatewayLauncher.services(settings, logger: logger)
-        } catch {
+            try await GatewayLauncher.serviceGroup(settings, logger: logger).run()
+        } catch let error as StartupError {
             logger.critical("\(error.message)")
             throw ExitCode(2)
         }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
         logger.info("stopped")
     }
 

@@ -91,6 +91,11 @@ import Testing
         ])
         #expect(busy.status == 2)
         #expect(busy.log.contains("Address already in use"), "\(busy.log)")
+        // What started before the server stops in order: the API, then (last) the store.
+        let apiStopped = busy.log.range(of: "stopping: ending 0 open stream(s)")
+        let storeClosed = busy.log.range(of: "the state store is closed")
+        #expect(apiStopped != nil && storeClosed != nil, "\(busy.log)")
+        if let apiStopped, let storeClosed { #expect(apiStopped.lowerBound < storeClosed.lowerBound, "\(busy.log)") }
         await gateway.stop()
 
         let badScenario = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
@@ -150,6 +155,29 @@ import Testing
         #expect(await process.wait(timeout: .seconds(15)) == 0, "SIGINT stops it cleanly")
         let down = try await run([GatewayUnderTest.executable, "health", "--url", base + "/health", "--timeout", "1"])
         #expect(down.status == 1)
+    }
+
+    /// Any option can come from the environment (`BLEGATEWAY_` and its
+    /// name); the command line wins, and a bad value names the option.
+    @Test func theEnvironmentSetsAnyOptionAndTheCommandLineWins() async throws {
+        let printed = try await run(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--listen", "127.0.0.1:9999", "--print-config"],
+            environment: [
+                "BLEGATEWAY_LISTEN": "127.0.0.1:7000", "BLEGATEWAY_MAX_CONNECTIONS": "64",
+                "BLEGATEWAY_CORS_ORIGINS": "https://a.example, https://b.example", "BLEGATEWAY_DEFAULT_AGENT": "0",
+                "BLEGATEWAY_HEARTBEAT_INTERVAL": "2",
+            ])
+        #expect(printed.status == 0, "\(printed.error)")
+        for line in [
+            "listen: 127.0.0.1:9999", "max-connections: 64", "cors-origins: https://a.example,https://b.example",
+            "default-agent: false", "heartbeat-interval: 2.0 seconds",
+        ] {
+            #expect(printed.output.contains(line), "\(line) in \(printed.output)")
+        }
+        let bad = try await run(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--print-config"], environment: ["BLEGATEWAY_MAX_CONNECTIONS": "lots"])
+        #expect(bad.status == 64)
+        #expect(bad.error.contains("--max-connections") && bad.error.contains("BLEGATEWAY_MAX_CONNECTIONS"), "\(bad.error)")
     }
 
     @Test func helpNamesEveryOption() async throws {

@@ -1,17 +1,54 @@
+import BlueZ
 import GatewayAPI
 import Logging
+import PersistedState
 import ServiceLifecycle
 
-/// The API over the central; on shutdown (first of all) ends every open
-/// stream with its documented last event, while the server still sends.
+/// The API over the central, made once the central and the store are
+/// there, and restored from the store (kept connections, standing
+/// subscriptions, the peripheral role) before it is handed over to the
+/// server; on shutdown (first but the MQTT bridge) ends every open stream
+/// with its documented last event, while the server still sends.
 struct APIService: Service {
-    let gateway: Gateway
+    let configuration: GatewayConfiguration
+    let handoffs: Handoffs
     let logger: Logger
 
     func run() async throws {
+        let central: Central
+        let store: Store?
+        do {
+            store = try await handoffs.store.take()
+            central = try await handoffs.central.take()
+        } catch {
+            return
+        }
+        let gateway = Gateway(central: central, configuration: configuration, store: store, logger: logger)
+        gateway.start()
+        do {
+            try await restore(gateway)
+        } catch {
+            gateway.stop()
+            throw StartupError("the state store cannot be read: \(error.message)")
+        }
+        handoffs.gateway.hand(gateway)
         try? await gracefulShutdown()
         logger.info("stopping: ending \(gateway.openStreamCount) open stream(s) with their last events")
         gateway.stop()
         await gateway.stopPeripheral()
+    }
+
+    /// What the store kept from the last run: kept devices, standing
+    /// subscriptions and the peripheral role.
+    private func restore(_ gateway: Gateway) async throws(StoreError) {
+        let restored = try await gateway.restoreKeptConnections()
+        if restored > 0 { logger.info("keeping \(restored) device(s) connected, as before the restart") }
+        let subscriptions = try await gateway.restoreSubscriptions()
+        if subscriptions > 0 { logger.info("holding \(subscriptions) standing subscription(s), as before the restart") }
+        let published = try await gateway.restorePeripheral()
+        if published.applications + published.advertisements > 0 {
+            logger.info(
+                "publishing \(published.applications) application(s) and \(published.advertisements) advertisement(s), as before the restart")
+        }
     }
 }

@@ -1,20 +1,39 @@
 import BlueZ
 import DBus
+import GatewayAPI
+import HTTPServer
+import Glibc
 import Logging
 import ServiceLifecycle
 
-/// The supervised bus connection: when the bus drops it (dbus-daemon
-/// stopped or restarted), says so, reconnects with backoff and hands the
-/// new connection to the central, which rebuilds its mirror and resumes
-/// scans and subscriptions. On shutdown (last, after the central stopped)
-/// closes the connection.
+/// The supervised bus connection, made once the store is open and the bus
+/// known (the simulator's, with `--simulate`): when the bus drops it
+/// (dbus-daemon stopped or restarted), says so, reconnects with backoff and
+/// hands the new connection to the central, which rebuilds its mirror and
+/// resumes scans and subscriptions. On shutdown (after the central
+/// stopped) closes the connection.
 struct BusService: Service {
-    let supervisor: BusSupervisor
-    let central: Central
+    /// Whether the bus is the simulator's, where bluetoothd's policy does
+    /// not apply.
+    let simulated: Bool
+    let handoffs: Handoffs
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { [supervisor, central, logger] in
+        let address: BusAddress
+        do {
+            // Touched only once the store is open: a store that cannot be
+            // used is the error reported.
+            _ = try await handoffs.store.take()
+            address = try await handoffs.bus.take()
+        } catch {
+            return
+        }
+        let supervisor = try await connect(to: address)
+        defer { supervisor.connection.close() }
+        handoffs.connection.hand(supervisor)
+        guard let central = try? await handoffs.central.take() else { return }
+        await cancelWhenGracefulShutdown { [supervisor, logger] in
             await supervisor.run { event in
                 switch event {
                 case .disconnected(let error):
@@ -28,6 +47,59 @@ struct BusService: Service {
                 }
             }
         }
-        supervisor.connection.close()
+    }
+
+    /// The connection, under a supervisor that replaces it when the bus
+    /// drops it (this frame keeps no reference to it, so that a replaced
+    /// connection is released).
+    private func connect(to address: BusAddress) async throws(StartupError) -> BusSupervisor {
+        let connection: Connection
+        do {
+            // Values that reach streams on the D-Bus thread wake
+            // libmicrohttpd's thread once per turn of that thread, not once
+            // per value: the connection (and any that replaces it) ends
+            // each turn by resuming the streams written in it.
+            connection = try await Connection.connect(
+                to: address, configuration: Connection.Configuration(endOfTurn: { StreamWriter.resumeDeferred() }))
+        } catch {
+            throw StartupError(
+                """
+                cannot connect to the \(address) (\(error)). Is D-Bus running? In a container, mount the host's \
+                /run/dbus/system_bus_socket; without Bluetooth, try --simulate.
+                """)
+        }
+        if !simulated {
+            do {
+                try await checkBlueZAccess(on: connection)
+            } catch {
+                connection.close()
+                throw error
+            }
+        }
+        return BusSupervisor(address: address, connection: connection)
+    }
+
+    /// Fails when the bus's policy refuses this user's calls to bluetoothd.
+    /// The central would otherwise read the refusal as bluetoothd being
+    /// away and wait for it forever, while only the host's policy can help
+    /// (a container's uid is rarely root or in the `bluetooth` group that
+    /// upstream BlueZ's policy admits). `Peer.Ping` is answered by libdbus
+    /// itself, so it goes through exactly when calls to `org.bluez` do; a
+    /// missing or hung bluetoothd is left to the central to report.
+    private func checkBlueZAccess(on connection: Connection) async throws(StartupError) {
+        do {
+            _ = try await connection.call(
+                destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.Peer", method: "Ping",
+                timeout: .seconds(5))
+        } catch let error as DBusError where error.isAccessDenied {
+            throw StartupError(
+                """
+                the bus's policy refuses this user (uid \(getuid())) calls to bluetoothd (org.bluez): \(error.message). \
+                On the host, install the policy docker/dbus/blegateway.conf as /etc/dbus-1/system.d/blegateway.conf \
+                and reload D-Bus (see docker/README.md), or run as a user the host's policy lets call org.bluez.
+                """)
+        } catch {
+            return
+        }
     }
 }

@@ -13,22 +13,48 @@ import ServiceLifecycle
 /// next start finds everything. A temporary directory (`--simulate`
 /// without `--state-dir`) is removed then.
 struct StateStoreService: Service {
-    let store: Store
-    /// The directory to remove once the store is closed, if it was made
-    /// for this run only.
-    let temporaryDirectory: String?
+    /// nil: a fresh temporary directory.
+    let directory: String?
+    let handoffs: Handoffs
     let logger: Logger
 
     func run() async throws {
+        let (store, temporaryDirectory) = try open()
+        handoffs.store.hand(store)
         try? await gracefulShutdown()
-        await abandon()
+        await store.close()
+        if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
         logger.info("the state store is closed: \(store.path)")
     }
 
-    /// Commits, closes, and removes a temporary directory (also when the
-    /// start fails after the store opened).
-    func abandon() async {
-        await store.close()
-        if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }
+    /// Opens the store in `directory` (or a fresh temporary one): a store
+    /// that cannot be used stops the start with the store's own
+    /// explanation, which names the file and the fix.
+    private func open() throws(StartupError) -> (Store, temporaryDirectory: String?) {
+        let path: String
+        let temporary: Bool
+        if let directory {
+            path = directory
+            temporary = false
+        } else {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("blegateway-state-\(UUID().uuidString)").path
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw StartupError("cannot make a temporary state directory \(path) (\(error)); give one with --state-dir")
+            }
+            temporary = true
+        }
+        let store: Store
+        do {
+            store = try Store.open(directory: path, logger: logger)
+        } catch {
+            if temporary { try? FileManager.default.removeItem(atPath: path) }
+            throw StartupError("the state store cannot be used: \(error.message)")
+        }
+        let summary = store.eventLogSummary
+        logger.info(
+            "state store \(store.path)\(temporary ? " (temporary, removed on exit)" : ""): \(summary.count) stored event(s), next event id \(store.nextEventID)")
+        return (store, temporary ? path : nil)
     }
 }

@@ -1,0 +1,26 @@
+import BlueZ
+import DBus
+import GatewayAPI
+import MQTTBridge
+import PersistedState
+
+/// The products the gateway's services hand each other as they start (see
+/// `Handoff`), which make the start order: the store, the simulator's bus,
+/// the bus connection, the central, the API (restored from the store), the
+/// pairing agent and the MQTT bridge, and last the HTTP server.
+struct Handoffs: Sendable {
+    /// The state store; nil with `--no-state`.
+    var store = Handoff<Store?>()
+    /// Where bluetoothd (or the simulator) is.
+    var bus = Handoff<BusAddress>()
+    /// The bus connection, supervised.
+    var connection = Handoff<BusSupervisor>()
+    var central = Handoff<Central>()
+    /// The API, restored from the store.
+    var gateway = Handoff<Gateway>()
+    /// The pairing agent asked bluetoothd to register it (pairing by Just
+    /// Works goes on when it could not).
+    var agent = Handoff<Void>()
+    /// The MQTT bridge, its fleet attached to the API; nil without `--mqtt`.
+    var bridge = Handoff<Bridge?>()
+}
