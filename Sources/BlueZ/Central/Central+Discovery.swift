@@ -118,9 +118,10 @@ extension Central {
     /// Scans for `duration` and returns the devices found that match
     /// `filter`, in order of discovery.
     public func discover(
-        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), duration: Duration
+        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), mode: ScanMode = .active,
+        duration: Duration
     ) async throws(BlueZError) -> [Device] {
-        let session = try await scan(adapter: adapter, filter: filter)
+        let session = try await scan(adapter: adapter, filter: filter, mode: mode)
         let collector = Task {
             var found: [Device] = []
             var index: [ObjectPath: Int] = [:]
