@@ -2055,7 +2055,7 @@ components:
         service data of 181a), repeated or comma-separated; a device matching
         any one is reported. Without one, patterns are derived from
         `manufacturer`, `service_data`, `service` (first in its list),
-        `name` and `name_prefix`.
+        `name` and `name_prefix`. An active scan ignores it.
       schema:
         type: array
         items: { $ref: "#/components/schemas/AdvertisementPattern" }
@@ -2064,7 +2064,7 @@ components:
     ScanFallback:
       name: fallback
       in: query
-      description: For `mode=passive` where bluetoothd offers no advertisement monitor (no `-E`) - `none` (a 403) or `low-duty` (active scans 10 s out of every 60 s).
+      description: For `mode=passive` where bluetoothd offers no advertisement monitor (no `-E`) - `none` (a 403) or `low-duty` (active scans 10 s out of every 60 s). An active scan ignores it.
       schema: { type: string, enum: [none, low-duty], default: none }
     RSSISmoothing:
       name: rssi_smoothing
@@ -5982,7 +5982,7 @@ components:
         service data of 181a), repeated or comma-separated; a device matching
         any one is reported. Without one, patterns are derived from
         `manufacturer`, `service_data`, `service` (first in its list),
-        `name` and `name_prefix`.
+        `name` and `name_prefix`. An active scan ignores it.
       schema:
         type: array
         items:
@@ -5993,7 +5993,7 @@ components:
       name: fallback
       in: query
       description: For `mode=passive` where bluetoothd offers no advertisement monitor (no `-E`) - `none`
-        (a 403) or `low-duty` (active scans 10 s out of every 60 s).
+        (a 403) or `low-duty` (active scans 10 s out of every 60 s). An active scan ignores it.
       schema:
         type: string
         enum:

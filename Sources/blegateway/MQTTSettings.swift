@@ -70,6 +70,7 @@ struct MQTTSettings {
         if options.homeAssistant || ["1", "true", "yes"].contains(environment["BLEGATEWAY_MQTT_HOMEASSISTANT"]?.lowercased()) {
             bridge.homeAssistant = "homeassistant"
         }
+        bridge.presenceSource = PresenceSource(rawValue: options.presence) ?? .scans
     }
 
     /// One MQTT topic level of safe characters; `any` addresses the fleet.

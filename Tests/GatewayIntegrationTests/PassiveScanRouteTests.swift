@@ -43,7 +43,7 @@ import Testing
         let noPattern = try await gateway.request("POST", "/v1/scan", json: #"{"duration_ms":500,"mode":"passive"}"#)
         #expect(noPattern.status == 400, "\(noPattern)")
         #expect(noPattern.object["detail"] as? String ?? "" != "")
-        for bad in ["?mode=passive&pattern=0:ff:zz", "?mode=passive&pattern=0:00:01", "?mode=sideways", "?pattern=0:ff:6b00",
+        for bad in ["?mode=passive&pattern=0:ff:zz", "?mode=passive&pattern=0:00:01", "?mode=sideways",
             "?mode=passive&pattern=0:ff:6b00&fallback=often"]
         {
             let answer = try await gateway.get("/v1/scan" + bad)

@@ -7,7 +7,8 @@ import HTTPServer
 /// repeated or comma-separated; `patterns` in the body, an array; each
 /// `start:type:hex`, as `0:ff:4c00`), and `fallback` (`low-duty`: scan in
 /// short active windows where bluetoothd offers no advertisement monitor;
-/// `none`, the default: such a passive scan is a 403).
+/// `none`, the default: such a passive scan is a 403). An active scan
+/// ignores patterns and fallback.
 struct ScanModeParameters {
     static let names: Set<String> = ["mode", "patterns", "fallback"]
 
@@ -35,12 +36,8 @@ struct ScanModeParameters {
     func scanMode(filter: DiscoveryFilter, patternName: String) throws(Problem) -> ScanMode {
         switch mode ?? "active" {
         case "active":
-            guard patterns.isEmpty else {
-                throw Problem.invalidParameter(patternName, "patterns are for a passive scan (mode=passive)")
-            }
-            guard fallback == nil else {
-                throw Problem.invalidParameter("fallback", "a fallback is for a passive scan (mode=passive)")
-            }
+            // Patterns and fallback are a passive scan's: an active scan
+            // hears everything its filter passes, and needs no fallback.
             return .active
         case "passive":
             var parsed: [AdvertisementPattern] = []
