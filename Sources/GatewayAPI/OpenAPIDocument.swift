@@ -2663,8 +2663,8 @@ components:
         fallback: { type: string, enum: [none, low-duty], default: none }
     AdvertisementPattern:
       type: string
-      description: "`start:type:hex`: the AD structure of this type (hex, 1 to 3d or ff) holds these bytes at this index of its data (decimal); at most 31 bytes in all."
-      pattern: "^[0-9]{1,2}:(0[xX])?[0-9a-fA-F]{1,2}:([0-9a-fA-F]{2}){1,31}$"
+      description: "`start:type:hex`: the AD structure of this type (hex, 1 to 3d or ff) holds these bytes (1 to 31) at this index of its data (decimal, 0 to 255; bluetoothd refuses a pattern that does not fit in an advertisement)."
+      pattern: "^([0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5]):(0[xX])?(0?[1-9a-fA-F]|[12][0-9a-fA-F]|3[0-9a-dA-D]|[fF][fF]):([0-9a-fA-F]{2}){1,31}$"
       example: "0:ff:4c00"
     ScanResult:
       type: object
@@ -6969,8 +6969,9 @@ components:
     AdvertisementPattern:
       type: string
       description: '`start:type:hex`: the AD structure of this type (hex, 1 to 3d or ff) holds these bytes
-        at this index of its data (decimal); at most 31 bytes in all.'
-      pattern: ^[0-9]{1,2}:(0[xX])?[0-9a-fA-F]{1,2}:([0-9a-fA-F]{2}){1,31}$
+        (1 to 31) at this index of its data (decimal, 0 to 255; bluetoothd refuses a pattern that does
+        not fit in an advertisement).'
+      pattern: ^([0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5]):(0[xX])?(0?[1-9a-fA-F]|[12][0-9a-fA-F]|3[0-9a-dA-D]|[fF][fF]):([0-9a-fA-F]{2}){1,31}$
       example: 0:ff:4c00
     ScanResult:
       type: object

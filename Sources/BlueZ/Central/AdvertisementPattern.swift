@@ -41,11 +41,12 @@ public struct AdvertisementPattern: Sendable, Hashable, CustomStringConvertible 
 
     /// Why bluetoothd 5.66 would refuse the pattern (it releases the whole
     /// monitor: seen in the VM rig with a 32-byte content and with AD type
-    /// 0; docs/central.md), or nil when it is acceptable.
+    /// 0; docs/central.md), or nil when it is acceptable. A start that puts
+    /// the content past an advertisement's end is left to bluetoothd.
     public var problem: String? {
         if content.isEmpty { return "the pattern \(self) has no content" }
-        if Int(start) + content.count > Self.maximumLength {
-            return "the pattern \(self) ends past byte \(Self.maximumLength) of the advertising data"
+        if content.count > Self.maximumLength {
+            return "the pattern \(self) has more than \(Self.maximumLength) bytes"
         }
         // bluetoothd takes the types of the assigned numbers up to 0x3d
         // (3D information data) and manufacturer data (0xff).

@@ -195,10 +195,15 @@ extension Central {
     /// Scans in windows: the session discovers for `plan.window` out of
     /// every `plan.period`, until it ends.
     func startLowDuty(_ id: UInt64, adapterPath: ObjectPath, _ plan: LowDutyDiscovery) {
-        state.withLock { state in
+        update { state in
             state.sessions[id]?.monitorPath = nil
             state.sessions[id]?.monitored = nil
             state.sessions[id]?.activation = nil
+            // As an active session starts: the devices bluetoothd lists as
+            // around at once (`isAround`).
+            for device in state.tree.devices.values where device.path.parent == adapterPath && Self.isAround(device) {
+                state.sessions[id]?.offer(device)
+            }
         }
         Task { [weak self] in
             var open = true

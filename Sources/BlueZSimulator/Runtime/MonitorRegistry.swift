@@ -57,7 +57,8 @@ struct MonitorRegistry {
     /// it), or its patterns. Seen in the VM rig (docs/simulator.md): no or
     /// empty Patterns, a type other than or_patterns, RSSILowThreshold
     /// above RSSIHighThreshold, a threshold above 20 (127 is unset), a
-    /// timeout above 300, a 32-byte pattern, AD type 0.
+    /// timeout above 300, a 32-byte pattern, AD type 0 (and, unobserved,
+    /// AD types above 0x3d but 0xff).
     static func parse(_ properties: [String: Value]) -> [Pattern]? {
         guard properties["Type"]?.string == "or_patterns" else { return nil }
         let low = properties["RSSILowThreshold"]?.int16 ?? 127
@@ -72,7 +73,7 @@ struct MonitorRegistry {
         var patterns: [Pattern] = []
         for entry in entries {
             guard let fields = entry.fields, fields.count == 3, let start = fields[0].byte, let type = fields[1].byte,
-                let content = fields[2].bytes, !content.isEmpty, Int(start) + content.count <= 31,
+                let content = fields[2].bytes, !content.isEmpty, content.count <= 31,
                 type != 0, type <= 0x3d || type == 0xff
             else { return nil }
             patterns.append(Pattern(start: Int(start), adType: type, content: content))

@@ -34,33 +34,33 @@ struct ScanModeParameters {
     /// from `filter` (`AdvertisementPattern.derived`). `patternName` is the
     /// parameter's name in problems (`pattern` or `patterns`).
     func scanMode(filter: DiscoveryFilter, patternName: String) throws(Problem) -> ScanMode {
+        // Checked whatever the mode: a malformed value is a 400 even where
+        // it would not apply (an active scan ignores patterns and fallback).
+        var parsed: [AdvertisementPattern] = []
+        for text in patterns {
+            guard let pattern = AdvertisementPattern(parsing: text) else {
+                throw Problem.invalidParameter(
+                    patternName, "'\(text)' is not a pattern start:type:hex (0:ff:4c00: manufacturer data of 0x004c)")
+            }
+            if let problem = pattern.problem { throw Problem.invalidParameter(patternName, problem) }
+            parsed.append(pattern)
+        }
+        let lowDuty: LowDutyDiscovery?
+        switch fallback ?? "none" {
+        case "none": lowDuty = nil
+        case "low-duty": lowDuty = LowDutyDiscovery()
+        case let other: throw Problem.invalidParameter("fallback", "'\(other)' is none or low-duty")
+        }
         switch mode ?? "active" {
         case "active":
-            // Patterns and fallback are a passive scan's: an active scan
-            // hears everything its filter passes, and needs no fallback.
             return .active
         case "passive":
-            var parsed: [AdvertisementPattern] = []
-            for text in patterns {
-                guard let pattern = AdvertisementPattern(parsing: text) else {
-                    throw Problem.invalidParameter(
-                        patternName, "'\(text)' is not a pattern start:type:hex (0:ff:4c00: manufacturer data of 0x004c)")
-                }
-                if let problem = pattern.problem { throw Problem.invalidParameter(patternName, problem) }
-                parsed.append(pattern)
-            }
             if parsed.isEmpty { parsed = AdvertisementPattern.derived(from: filter) }
             guard !parsed.isEmpty else {
                 throw Problem.invalidParameter(
                     patternName,
                     "a passive scan needs advertisement patterns (start:type:hex, as 0:ff:4c00) or a filter they can be derived from (manufacturer, service_data, services, name or name_prefix)"
                 )
-            }
-            let lowDuty: LowDutyDiscovery?
-            switch fallback ?? "none" {
-            case "none": lowDuty = nil
-            case "low-duty": lowDuty = LowDutyDiscovery()
-            case let other: throw Problem.invalidParameter("fallback", "'\(other)' is none or low-duty")
             }
             return .passive(patterns: parsed, fallback: lowDuty)
         case let other:
