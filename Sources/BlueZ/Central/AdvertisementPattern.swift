@@ -23,7 +23,7 @@ public struct AdvertisementPattern: Sendable, Hashable, CustomStringConvertible 
 
     /// `start:type:content` in hex, as the API writes it (`0:ff:ffff`).
     public var description: String {
-        "\(start):\(String(adType, radix: 16, uppercase: false)):\(Self.hex(content))"
+        "\(start):\(Self.hex([adType])):\(Self.hex(content))"
     }
 
     /// Reads `start:type:content` (`0:ff:4c00`): start in decimal, the AD
