@@ -109,6 +109,29 @@ import Testing
         await harness.shutdown()
     }
 
+    @Test func aPassiveSessionResumesOnANewBusConnection() async throws {
+        let harness = try await Harness(options: Self.experimental)
+        let central = harness.central
+        let session = try await central.scan(mode: .passive(patterns: [Self.heartRatePattern]))
+        let events = Task { await collect(session, for: .seconds(4)) }
+        try await Task.sleep(for: .milliseconds(500))
+        harness.connection.close()
+        #expect(await eventually { if case .busDisconnected = central.availability { true } else { false } })
+        let replacement = try await harness.bus.connect()
+        try await central.attach(replacement)
+        let seen = await events.value
+        let resumed = seen.firstIndex { $0 == .resumed }
+        #expect(resumed != nil, "events: \(seen.map(Self.kind))")
+        if let resumed {
+            // The monitor was exported again on the new connection, and found the strap.
+            #expect(seen[resumed...].contains { Self.address($0) == Harness.strap }, "events: \(seen.map(Self.kind))")
+        }
+        await central.stop()
+        replacement.close()
+        await harness.simulator.stop()
+        harness.simulatorConnection.close()
+    }
+
     @Test func sessionsOneAfterAnotherEachGetAMonitorAndLeaveNoneBehind() async throws {
         let harness = try await Harness(options: Self.experimental)
         let root = ObjectPath(unchecked: "/org/blegateway/monitor/hci0")

@@ -47,7 +47,10 @@ extension Central {
         } catch {
             throw BlueZError.wrapping(error)
         }
-        state.withLock { $0.sessions[id]?.monitorPath = path }
+        state.withLock { state in
+            state.sessions[id]?.monitorPath = path
+            state.sessions[id]?.monitorPatterns = patterns
+        }
         do {
             try await reconcileDiscovery(adapter.path, deadline: deadline, strict: true)
         } catch where error.code == .notSupported {
@@ -86,6 +89,7 @@ extension Central {
             return
         }
         guard !registered, powered else { return }
+        exportMonitorsAgain(on: adapterPath)
         do {
             _ = try await call(
                 adapterPath, Self.monitorManagerInterface, "RegisterMonitor", [.objectPath(root)], deadline: deadline)
@@ -110,6 +114,24 @@ extension Central {
                 session.continuation.yield(.resumed)
                 state.sessions[id]?.interrupted = false
             }
+        }
+    }
+
+    /// After the bus connection was replaced (`attach`) the monitors were
+    /// exported on the old one: exported again before the root is
+    /// registered, so that bluetoothd's GetManagedObjects finds them.
+    private func exportMonitorsAgain(on adapterPath: ObjectPath) {
+        let objects = connection.objects
+        let monitors = state.withLock { state in
+            state.sessions.values.compactMap { session -> (ObjectPath, [AdvertisementPattern])? in
+                guard session.adapterPath == adapterPath, let path = session.monitorPath else { return nil }
+                return (path, session.monitorPatterns)
+            }
+        }
+        guard !monitors.isEmpty else { return }
+        objects.addObjectManager(at: Self.monitorRoot(adapterPath))
+        for (path, patterns) in monitors where !objects.contains(path) {
+            try? objects.add(monitorInterface(), at: path, properties: Self.monitorProperties(patterns))
         }
     }
 

@@ -94,6 +94,8 @@ struct SessionRecord {
     /// A passive session's advertisement monitor (exported object), while
     /// it has one.
     var monitorPath: ObjectPath?
+    /// Its patterns, to export the monitor again on a new bus connection.
+    var monitorPatterns: [AdvertisementPattern] = []
     /// The devices its monitor found and has not lost (nil: not a monitor
     /// session). A monitor session reports only these.
     var monitored: Set<ObjectPath>?
