@@ -434,7 +434,20 @@ paths:
         `ScanStopped`: the adapter went off, or bluetoothd or the bus went
         away; the session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
         (a `ScanStopped`, the last event: the gateway is stopping).
+
+        `mode=passive` listens without a discovery of the gateway's own:
+        through a BlueZ advertisement monitor (bluetoothd started with
+        `-E`), with the `pattern`s given or, without any, patterns derived
+        from the filter. It sends no scan requests, so a name sent only in a
+        scan response stays unknown; a device the monitor found is
+        `discovered`, then `updated` as for an active scan. Without a
+        monitor manager it is a 403 (`not-supported`), unless
+        `fallback=low-duty` asks for short active scans instead (10 s out
+        of every 60 s).
       parameters:
+        - $ref: "#/components/parameters/ScanMode"
+        - $ref: "#/components/parameters/ScanPattern"
+        - $ref: "#/components/parameters/ScanFallback"
         - $ref: "#/components/parameters/ServiceFilter"
         - $ref: "#/components/parameters/NameFilter"
         - $ref: "#/components/parameters/NamePrefixFilter"
@@ -461,6 +474,7 @@ paths:
               itemSchema: { $ref: "#/components/schemas/ScanStreamEvent" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "503": { $ref: "#/components/responses/Unavailable" }
     post:
@@ -488,6 +502,7 @@ paths:
               schema: { $ref: "#/components/schemas/ScanResult" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
         "404": { $ref: "#/components/responses/NotFound" }
         "413": { $ref: "#/components/responses/TooLarge" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
@@ -2026,6 +2041,31 @@ components:
         default is the gateway's `--presence-timeout` (off: `lost` only when
         BlueZ removes the device).
       schema: { type: integer, minimum: 100, maximum: 86400000 }
+    ScanMode:
+      name: mode
+      in: query
+      description: "`active` (bluetoothd's discovery) or `passive` (an advertisement monitor: see the operation)."
+      schema: { type: string, enum: [active, passive], default: active }
+    ScanPattern:
+      name: pattern
+      in: query
+      description: |
+        For `mode=passive`: an advertising data pattern `start:type:hex`
+        (`0:ff:4c00`: manufacturer data of company 0x004c; `0:16:1a18`:
+        service data of 181a), repeated or comma-separated; a device matching
+        any one is reported. Without one, patterns are derived from
+        `manufacturer`, `service_data`, `service` (first in its list),
+        `name` and `name_prefix`. An active scan ignores it.
+      schema:
+        type: array
+        items: { $ref: "#/components/schemas/AdvertisementPattern" }
+      style: form
+      explode: true
+    ScanFallback:
+      name: fallback
+      in: query
+      description: For `mode=passive` where bluetoothd offers no advertisement monitor (no `-E`) - `none` (a 403) or `low-duty` (active scans 10 s out of every 60 s). An active scan ignores it.
+      schema: { type: string, enum: [none, low-duty], default: none }
     RSSISmoothing:
       name: rssi_smoothing
       in: query
@@ -2616,11 +2656,22 @@ components:
         min_interval_ms: { type: integer, minimum: 0, maximum: 3600000, description: Accepted for symmetry with the stream; a scan's result lists each device once. }
         presence_timeout_ms: { type: integer, minimum: 100, maximum: 86400000, description: Accepted for symmetry with the stream; a scan's result lists the devices heard. }
         rssi_smoothing: { type: number, exclusiveMinimum: 0, maximum: 1 }
+        mode: { type: string, enum: [active, passive], default: active }
+        patterns:
+          type: array
+          items: { $ref: "#/components/schemas/AdvertisementPattern" }
+        fallback: { type: string, enum: [none, low-duty], default: none }
+    AdvertisementPattern:
+      type: string
+      description: "`start:type:hex`: the AD structure of this type (hex, 1 to 3d or ff) holds these bytes (1 to 31) at this index of its data (decimal, 0 to 255; bluetoothd refuses a pattern that does not fit in an advertisement)."
+      pattern: "^([0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5]):(0[xX])?(0?[1-9a-fA-F]|[12][0-9a-fA-F]|3[0-9a-dA-D]|[fF][fF]):([0-9a-fA-F]{2}){1,31}$"
+      example: "0:ff:4c00"
     ScanResult:
       type: object
       required: [duration_ms, devices]
       properties:
         duration_ms: { type: integer }
+        mode: { type: string, enum: [active, passive] }
         devices:
           type: array
           items: { $ref: "#/components/schemas/Device" }
@@ -3706,7 +3757,20 @@ paths:
         `ScanStopped`: the adapter went off, or bluetoothd or the bus went
         away; the session resumes by itself), `scan-resumed` (`{}`), and `scan-stopped`
         (a `ScanStopped`, the last event: the gateway is stopping).
+
+        `mode=passive` listens without a discovery of the gateway's own:
+        through a BlueZ advertisement monitor (bluetoothd started with
+        `-E`), with the `pattern`s given or, without any, patterns derived
+        from the filter. It sends no scan requests, so a name sent only in a
+        scan response stays unknown; a device the monitor found is
+        `discovered`, then `updated` as for an active scan. Without a
+        monitor manager it is a 403 (`not-supported`), unless
+        `fallback=low-duty` asks for short active scans instead (10 s out
+        of every 60 s).
       parameters:
+      - $ref: '#/components/parameters/ScanMode'
+      - $ref: '#/components/parameters/ScanPattern'
+      - $ref: '#/components/parameters/ScanFallback'
       - $ref: '#/components/parameters/ServiceFilter'
       - $ref: '#/components/parameters/NameFilter'
       - $ref: '#/components/parameters/NamePrefixFilter'
@@ -3749,6 +3813,8 @@ paths:
           $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/NotFound'
         '503':
@@ -3788,6 +3854,8 @@ paths:
           $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
         '404':
           $ref: '#/components/responses/NotFound'
         '413':
@@ -5894,6 +5962,44 @@ components:
         type: integer
         minimum: 100
         maximum: 86400000
+    ScanMode:
+      name: mode
+      in: query
+      description: '`active` (bluetoothd''s discovery) or `passive` (an advertisement monitor: see the
+        operation).'
+      schema:
+        type: string
+        enum:
+        - active
+        - passive
+        default: active
+    ScanPattern:
+      name: pattern
+      in: query
+      description: |
+        For `mode=passive`: an advertising data pattern `start:type:hex`
+        (`0:ff:4c00`: manufacturer data of company 0x004c; `0:16:1a18`:
+        service data of 181a), repeated or comma-separated; a device matching
+        any one is reported. Without one, patterns are derived from
+        `manufacturer`, `service_data`, `service` (first in its list),
+        `name` and `name_prefix`. An active scan ignores it.
+      schema:
+        type: array
+        items:
+          $ref: '#/components/schemas/AdvertisementPattern'
+      style: form
+      explode: true
+    ScanFallback:
+      name: fallback
+      in: query
+      description: For `mode=passive` where bluetoothd offers no advertisement monitor (no `-E`) - `none`
+        (a 403) or `low-duty` (active scans 10 s out of every 60 s). An active scan ignores it.
+      schema:
+        type: string
+        enum:
+        - none
+        - low-duty
+        default: none
     RSSISmoothing:
       name: rssi_smoothing
       in: query
@@ -6844,6 +6950,29 @@ components:
           type: number
           exclusiveMinimum: 0
           maximum: 1
+        mode:
+          type: string
+          enum:
+          - active
+          - passive
+          default: active
+        patterns:
+          type: array
+          items:
+            $ref: '#/components/schemas/AdvertisementPattern'
+        fallback:
+          type: string
+          enum:
+          - none
+          - low-duty
+          default: none
+    AdvertisementPattern:
+      type: string
+      description: '`start:type:hex`: the AD structure of this type (hex, 1 to 3d or ff) holds these bytes
+        (1 to 31) at this index of its data (decimal, 0 to 255; bluetoothd refuses a pattern that does
+        not fit in an advertisement).'
+      pattern: ^([0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5]):(0[xX])?(0?[1-9a-fA-F]|[12][0-9a-fA-F]|3[0-9a-dA-D]|[fF][fF]):([0-9a-fA-F]{2}){1,31}$
+      example: 0:ff:4c00
     ScanResult:
       type: object
       required:
@@ -6852,6 +6981,11 @@ components:
       properties:
         duration_ms:
           type: integer
+        mode:
+          type: string
+          enum:
+          - active
+          - passive
         devices:
           type: array
           items:

@@ -138,6 +138,10 @@ public final class Bridge: Sendable {
             }
         }
         tasks.withLock { $0 += [announce, pump, flusher] }
+        if configuration.fleet, configuration.presenceSource == .passive {
+            let listener = listenForPresence()
+            tasks.withLock { $0.append(listener) }
+        }
     }
 
     /// Publishes `offline` (retained), waits up to `timeout` for it and any

@@ -47,6 +47,9 @@ public struct BridgeConfiguration: Sendable {
     public var commandQueueTimeout: Duration
     /// Larger command payloads are refused (413) unread; the HTTP body limit.
     public var commandPayloadLimit: Int
+    /// Where presence comes from (with `fleet`): the gateway's scans, or a
+    /// passive scan of the bridge's own.
+    public var presenceSource: PresenceSource = .scans
 
     public init(
         gatewayID: String, topicPrefix: String = "blegateway", advertisementInterval: Duration = .seconds(1),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MQTTBridge
 
 /// `serve`'s MQTT options (docs/mqtt.md).
 struct MQTTOptions: ParsableArguments {
@@ -75,7 +76,17 @@ struct MQTTOptions: ParsableArguments {
             "Announce the gateway and its sensors (heart rate, battery, temperature, humidity, beacons' presence and signal) to Home Assistant (MQTT discovery under homeassistant/)."))
     var homeAssistant = false
 
+    @Option(
+        .mqttPresence,
+        help: ArgumentHelp(
+            "Where the fleet's presence comes from: scans (only while a client scans) or passive (a passive scan of the gateway's own: an advertisement monitor where bluetoothd runs with -E, else 10 s of discovery every 40 s).",
+            valueName: "scans|passive"))
+    var presence = "scans"
+
     func validate() throws {
+        guard PresenceSource(rawValue: presence) != nil else {
+            throw ValidationError("--mqtt-presence is scans or passive, not '\(presence)'")
+        }
         guard (5...65535).contains(keepAlive) else { throw ValidationError("--mqtt-keepalive must be 5 to 65535 seconds") }
         if (certificateFile == nil) != (keyFile == nil) {
             throw ValidationError("--mqtt-cert and --mqtt-key go together")

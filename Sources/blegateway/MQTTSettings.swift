@@ -66,6 +66,7 @@ struct MQTTSettings {
         bridge = BridgeConfiguration(gatewayID: gatewayID, valueQoS: qos)
         bridge.commands = options.commands
         if options.homeAssistant { bridge.homeAssistant = "homeassistant" }
+        bridge.presenceSource = PresenceSource(rawValue: options.presence) ?? .scans
     }
 
     /// One MQTT topic level of safe characters; `any` addresses the fleet.

@@ -54,6 +54,7 @@ enum ServeOption: String, CaseIterable {
     case mqttKeepalive = "mqtt-keepalive"
     case mqttCommands = "mqtt-commands"
     case mqttHomeAssistant = "mqtt-homeassistant"
+    case mqttPresence = "mqtt-presence"
     case notifyPath = "notify-path"
     case presenceTimeout = "presence-timeout"
     case printConfig = "print-config"

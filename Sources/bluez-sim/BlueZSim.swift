@@ -75,7 +75,7 @@ struct BlueZSim: AsyncParsableCommand {
             valueName: "seconds"))
     var temporaryTimeout: Double = 30
 
-    @Flag(name: .long, help: "Serve bluetoothd's experimental properties too (AdvertisingFlags, AdvertisingData), as bluetoothd -E.")
+    @Flag(name: .long, help: "Serve bluetoothd's experimental interfaces too (AdvertisingFlags, AdvertisingData, AdvertisementMonitorManager1), as bluetoothd -E.")
     var experimental = false
 
     @Flag(name: .long, help: "Print the built-in default scenario as YAML and exit.")

@@ -14,6 +14,9 @@
 #                       powered and the example peripheral registered again
 #                       (bluetoothd forgets applications and advertisements
 #                       when it exits)
+#   restart-bluetoothd-experimental
+#                       the same with bluetoothd -E (its advertisement
+#                       monitor manager, for the passive scan steps)
 #   kill-gateway        SIGKILL to the gateway, the same command again
 # The gateway's output goes to this script's (the rig's guest-cmd.log).
 set -uo pipefail
@@ -73,13 +76,14 @@ restart_peripheral() {
         && grep -q 'Advertisement registered' '$E2E_RUN/periph-advertisement-restarted.log'"
 }
 
+# restart_bluetoothd [EXTRA-ARGUMENTS...]
 restart_bluetoothd() {
     local pid
     pid=$(pidof bluetoothd) || { fail "no bluetoothd running"; return 1; }
     kill "$pid"
     waitfor 20 eval '! kill -0 $pid 2> /dev/null' || { fail "bluetoothd $pid did not exit on SIGTERM"; return 1; }
     log "bluetoothd $pid stopped"
-    bluetoothd -n -d >> "$E2E_RUN/bluetoothd-restarted.log" 2>&1 &
+    bluetoothd -n -d "$@" >> "$E2E_RUN/bluetoothd-restarted.log" 2>&1 &
     waitfor 30 has_owner org.bluez || { fail "the new bluetoothd did not take org.bluez"; return 1; }
     waitfor 15 adapter_up hci1 || { fail "hci1 is not back on D-Bus"; return 1; }
     waitfor 5 adapter_up hci0 || { fail "hci0 is not back on D-Bus"; return 1; }
@@ -112,6 +116,7 @@ while :; do
         # Not in a subshell: kill-gateway changes GATEWAY.
         case "$fault" in
             restart-bluetoothd) restart_bluetoothd ;;
+            restart-bluetoothd-experimental) restart_bluetoothd -E ;;
             kill-gateway) kill_gateway ;;
             *) fail "unknown fault $fault" ;;
         esac

@@ -5,8 +5,12 @@
 # signals*.log: every signal from org.bluez with a time stamp; managed-*.json,
 # introspect-*.xml; bluetoothctl.txt) under $OUT.
 #
-#   scripts/bluez-vm-probe/run.sh [errors|lifecycle|disconnect|acquire|gateway-rates]    (root; ~2 min each)
+#   scripts/bluez-vm-probe/run.sh [errors|lifecycle|disconnect|acquire|gateway-rates|monitor|monitor-noexp]
+#                                                                  (root; ~2 min each)
 #
+# monitor runs probe-monitor.py (the Advertisement Monitor API) with
+# bluetoothd started with -E (experimental interfaces), monitor-noexp the
+# same probe on bluetoothd without it.
 # acquire and gateway-rates also register fast-peripheral.py's application
 # on hci1 first; gateway-rates runs this checkout's debug blegateway in the
 # guest twice (--notify-path start-notify, then acquire) and measures its
@@ -17,6 +21,8 @@ which=${1:-errors}
 share=${SHARE:-/tmp/bluez-sim-probe}
 export BLUEZ_VM_DIR=${BLUEZ_VM_DIR:-/tmp/bluez-vm-sim}
 mkdir -p "$share"
+bluetoothd_args=""
+if [ "$which" = monitor ]; then bluetoothd_args="-E"; fi
 cp "$here"/probe-*.py "$here"/probelib.py "$here"/fast-peripheral.py "$here"/gateway-rates.py "$share"/
 bin=$(cd "$here/../.." && pwd)/.build/debug/blegateway
 cat > "$share/guest.sh" <<GUEST
@@ -32,6 +38,8 @@ if [ "$which" = gateway-rates ]; then
     timeout 200 python3 -u $share/gateway-rates.py http://127.0.0.1:8080 \$path \$O/rates-\$path.json > \$O/rates-\$path.out 2>&1
     kill \$gw; wait \$gw
   done
+elif [ "$which" = monitor ] || [ "$which" = monitor-noexp ]; then
+  timeout 400 python3 -u $share/probe-monitor.py \$O > \$O/probe.out 2>&1
 else
   timeout 240 python3 -u $share/probe-$which.py \$O > \$O/probe.out 2>&1
 fi
@@ -44,5 +52,6 @@ kill %1 %2 2> /dev/null || true
 GUEST
 chmod +x "$share/guest.sh"
 "$(cd "$here/../.." && pwd)/../shared/bluez-vm/run-e2e.sh" --quiet --no-checker --share "$share" \
-  --guest-cmd "$share/guest.sh" --hold 520 --timeout 590
+  --guest-cmd "$share/guest.sh" --hold 520 --timeout 590 \
+  ${bluetoothd_args:+--bluetoothd-args "$bluetoothd_args"}
 echo "logs: $share/out-$which"

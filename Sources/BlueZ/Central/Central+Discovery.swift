@@ -1,3 +1,4 @@
+import AsyncPrimitives
 import DBus
 
 extension Central {
@@ -13,20 +14,43 @@ extension Central {
     ///
     /// Throws `.poweredOff`, `.adapterUnavailable`, `.timeout`, or what
     /// bluetoothd answered to StartDiscovery.
+    ///
+    /// `mode` `.passive` listens through an advertisement monitor instead
+    /// (see `ScanMode`): the session reports the devices the monitor found
+    /// (DeviceFound) and then their advertisements, and a device the
+    /// monitor lost (DeviceLost) `.silent`. It also throws
+    /// `.invalidArguments` (no pattern, a pattern bluetoothd refuses) and
+    /// `.notSupported` (no monitor manager on the adapter, and no fallback).
     public func scan(
-        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), bufferSize: Int = 1024,
-        timeout: Duration? = nil
+        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), mode: ScanMode = .active,
+        bufferSize: Int = 1024, timeout: Duration? = nil
     ) async throws(BlueZError) -> DiscoverySession {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
+        var passive: (patterns: [AdvertisementPattern], fallback: LowDutyDiscovery?)?
+        if case .passive(let patterns, let fallback) = mode {
+            guard !patterns.isEmpty else {
+                throw BlueZError(.invalidArguments, "a passive scan needs at least one advertisement pattern")
+            }
+            if let problem = patterns.lazy.compactMap(\.problem).first { throw BlueZError(.invalidArguments, problem) }
+            passive = (patterns, fallback)
+        }
         let adapterInfo = try adapterSnapshot(adapter)
         guard adapterInfo.powered else { throw BlueZError(.poweredOff, "\(adapterInfo.id) is powered off") }
         let (stream, continuation) = AsyncStream.makeStream(
             of: DiscoveryEvent.self, bufferingPolicy: .bufferingNewest(max(1, bufferSize)))
+        let activation = Promise<Void, BlueZError>()
         let id = state.withLock { state -> UInt64 in
             let id = state.makeID()
             var session = SessionRecord(adapterPath: adapterInfo.path, filter: filter, continuation: continuation)
-            for device in state.tree.devices.values where device.path.parent == adapterInfo.path && Self.isAround(device) {
-                session.offer(device)
+            if passive != nil {
+                session.discovers = false
+                session.monitored = []
+                session.activation = activation
+            } else {
+                for device in state.tree.devices.values
+                where device.path.parent == adapterInfo.path && Self.isAround(device) {
+                    session.offer(device)
+                }
             }
             state.sessions[id] = session
             return id
@@ -35,7 +59,13 @@ extension Central {
         continuation.onTermination = { [weak self] _ in Task { self?.endSession(id) } }
         if let timeout = filter.presenceTimeout { watchPresence(of: id, timeout: timeout) }
         do {
-            try await reconcileDiscovery(adapterInfo.path, deadline: deadline, strict: true)
+            if let passive {
+                try await startMonitor(
+                    id, adapter: adapterInfo, patterns: passive.patterns, fallback: passive.fallback,
+                    activation: activation, deadline: deadline)
+            } else {
+                try await reconcileDiscovery(adapterInfo.path, deadline: deadline, strict: true)
+            }
         } catch {
             // Ended like any session, so that discovery this start may
             // have begun (the caller was cancelled while waiting for
@@ -44,7 +74,7 @@ extension Central {
             continuation.finish()
             throw error
         }
-        return DiscoverySession(adapter: adapterInfo.id, filter: filter, stream: stream)
+        return DiscoverySession(adapter: adapterInfo.id, filter: filter, mode: mode, stream: stream)
     }
 
     /// Whether bluetoothd lists `device` because a scan heard it lately, so
@@ -88,9 +118,10 @@ extension Central {
     /// Scans for `duration` and returns the devices found that match
     /// `filter`, in order of discovery.
     public func discover(
-        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), duration: Duration
+        adapter: String? = nil, filter: DiscoveryFilter = DiscoveryFilter(), mode: ScanMode = .active,
+        duration: Duration
     ) async throws(BlueZError) -> [Device] {
-        let session = try await scan(adapter: adapter, filter: filter)
+        let session = try await scan(adapter: adapter, filter: filter, mode: mode)
         let collector = Task {
             var found: [Device] = []
             var index: [ObjectPath: Int] = [:]
@@ -113,10 +144,12 @@ extension Central {
         return await collector.value
     }
 
-    private func endSession(_ id: UInt64) {
-        let adapterPath = state.withLock { $0.sessions.removeValue(forKey: id)?.adapterPath }
-        guard let adapterPath else { return }
-        Task { try? await self.reconcileDiscovery(adapterPath) }
+    func endSession(_ id: UInt64) {
+        guard let record = state.withLock({ $0.sessions.removeValue(forKey: id) }) else { return }
+        // bluetoothd drops a monitor whose object goes (InterfacesRemoved).
+        if let monitorPath = record.monitorPath { connection.objects.remove(at: monitorPath) }
+        record.activation?.resolve(.failure(BlueZError(.cancelled, "the scan ended")))
+        Task { try? await self.reconcileDiscovery(record.adapterPath) }
     }
 
     /// Brings bluetoothd's discovery on an adapter in line with the sessions:
@@ -153,9 +186,10 @@ extension Central {
         if let settles = state.withLock({ $0.scanning[adapterPath]?.restartSettles }), settles > .now {
             try? await Task.sleep(until: min(settles, deadline), clock: .continuous)
         }
+        try await reconcileMonitor(adapterPath, deadline: deadline, strict: strict)
         let (filters, current, powered, stopped) = state.withLock { state in
             (
-                state.sessions.values.filter { $0.adapterPath == adapterPath }.map(\.filter),
+                state.sessions.values.filter { $0.adapterPath == adapterPath && $0.discovers }.map(\.filter),
                 state.scanning[adapterPath] ?? ScanState(),
                 state.tree.adapters[adapterPath]?.powered ?? false,
                 state.stopped
@@ -209,7 +243,8 @@ extension Central {
                 throw BlueZError.wrapping(error)
             }
             state.withLock { state in
-                for (id, session) in state.sessions where session.adapterPath == adapterPath && session.interrupted {
+                for (id, session) in state.sessions
+                where session.adapterPath == adapterPath && session.interrupted && session.discovers {
                     session.continuation.yield(.resumed)
                     state.sessions[id]?.interrupted = false
                 }

@@ -169,6 +169,7 @@ extension Central {
             state.sessions[id]?.reported = [:]
             state.sessions[id]?.reportedAt = [:]
             state.sessions[id]?.interrupted = true
+            if session.monitored != nil { state.sessions[id]?.monitored = [] }
         }
     }
 

@@ -146,6 +146,7 @@ extension Central {
                 session.continuation.yield(.interrupted(reason))
                 state.sessions[id]?.reported = [:]
                 state.sessions[id]?.interrupted = true
+                if session.monitored != nil { state.sessions[id]?.monitored = [] }
             }
             for waiter in state.waiters.values { state.deliveries.append(.outcome(waiter.promise, .failure(reason))) }
             state.waiters = [:]

@@ -152,16 +152,19 @@ public final class Central: Sendable {
     /// stream, and stops following bluetoothd.
     /// The connection stays open. Idempotent.
     public func stop() async {
-        let (scanning, notifying, connected) = state.withLock { state in
+        let (scanning, notifying, connected, monitors, monitorObjects) = state.withLock { state in
             let scanning = state.scanning.filter { $0.value.running }.map(\.key)
+            let monitors = registeredMonitorRoots(in: state)
+            let monitorObjects = state.sessions.values.compactMap(\.monitorPath)
             let notifying = state.subscriptions.filter { $0.value.notifying }.map(\.key)
             let connected = state.connectedByUs.filter { path in
                 guard let device = state.tree.devices[path], device.connected else { return false }
                 return !state.keptConnected.contains(AdapterDevice(adapter: device.adapter, address: device.address))
             }
             state.stopped = true
-            return (scanning, notifying, connected)
+            return (scanning, notifying, connected, monitors, monitorObjects)
         }
+        for path in monitorObjects { connection.objects.remove(at: path) }
         let deadline = ContinuousClock.now + .seconds(5)
         await withTaskGroup(of: Void.self) { group in
             for path in notifying {
@@ -169,6 +172,13 @@ public final class Central: Sendable {
             }
             for path in scanning {
                 group.addTask { _ = try? await self.call(path, Adapter1.interface, "StopDiscovery", deadline: deadline) }
+            }
+            for path in monitors {
+                group.addTask {
+                    _ = try? await self.call(
+                        path, Self.monitorManagerInterface, "UnregisterMonitor", [.objectPath(Self.monitorRoot(path))],
+                        deadline: deadline)
+                }
             }
             for path in connected {
                 group.addTask { _ = try? await self.call(path, Device1.interface, "Disconnect", deadline: deadline) }

@@ -87,6 +87,21 @@ struct SessionRecord {
     var smoothed: [ObjectPath: Double] = [:]
     /// Told `.interrupted`; to be told `.resumed` when scanning restarts.
     var interrupted = false
+    /// Whether the session needs bluetoothd's discovery now: always for an
+    /// active session, never for a monitor's, in its windows for a
+    /// low-duty one.
+    var discovers = true
+    /// A passive session's advertisement monitor (exported object), while
+    /// it has one.
+    var monitorPath: ObjectPath?
+    /// Its patterns, to export the monitor again on a new bus connection.
+    var monitorPatterns: [AdvertisementPattern] = []
+    /// The devices its monitor found and has not lost (nil: not a monitor
+    /// session). A monitor session reports only these.
+    var monitored: Set<ObjectPath>?
+    /// Resolved when bluetoothd activates the monitor (or releases it,
+    /// refusing it).
+    var activation: Promise<Void, BlueZError>?
 
     init(adapterPath: ObjectPath, filter: DiscoveryFilter, continuation: AsyncStream<DiscoveryEvent>.Continuation) {
         self.adapterPath = adapterPath
@@ -99,6 +114,7 @@ struct SessionRecord {
     /// more often than the minimum interval) and remembers what was
     /// reported. A device reported silent comes back only when heard again.
     mutating func offer(_ device: Device, now: ContinuousClock.Instant = .now, date: Date = Date()) {
+        if let monitored, !monitored.contains(device.path) { return }
         guard filter.matches(device) else { return }
         var device = device
         if let weight = filter.rssiSmoothing, let rssi = device.advertisement.signalStrength {
@@ -151,6 +167,7 @@ struct SessionRecord {
 
     /// Forgets a device (removed, or scanning interrupted).
     mutating func forget(_ path: ObjectPath) -> Bool {
+        monitored?.remove(path)
         reportedAt[path] = nil
         smoothed[path] = nil
         return reported.removeValue(forKey: path) != nil
@@ -166,6 +183,11 @@ struct ScanState {
     /// Until when bluetoothd may still be restarting the scan for the last
     /// SetDiscoveryFilter (given while it was running).
     var restartSettles: ContinuousClock.Instant?
+    /// Our advertisement monitor root is registered with bluetoothd
+    /// (`RegisterMonitor` answered and `UnregisterMonitor` not sent). Like
+    /// the rest of this state, forgotten when bluetoothd or the adapter
+    /// goes (bluetoothd forgets it too).
+    var monitorRegistered = false
 }
 
 /// The consumers of one characteristic's notifications.

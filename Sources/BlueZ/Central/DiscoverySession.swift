@@ -28,6 +28,8 @@ public struct DiscoverySession: AsyncSequence, Sendable {
     /// The adapter it scans (`hci0`).
     public let adapter: String
     public let filter: DiscoveryFilter
+    /// How it hears advertisements.
+    public let mode: ScanMode
     let stream: AsyncStream<DiscoveryEvent>
 
     public func makeAsyncIterator() -> AsyncStream<DiscoveryEvent>.AsyncIterator {

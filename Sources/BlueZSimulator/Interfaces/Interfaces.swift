@@ -13,6 +13,7 @@ struct Interfaces: Sendable {
     let adapter: ExportedInterface
     let gattManager: ExportedInterface
     let advertisingManager: ExportedInterface
+    let monitorManager: ExportedInterface
     let device: ExportedInterface
     let service: ExportedInterface
     let characteristic: ExportedInterface
@@ -24,6 +25,7 @@ struct Interfaces: Sendable {
         adapter = Self.adapter(core)
         gattManager = Self.gattManager(core)
         advertisingManager = Self.advertisingManager(core)
+        monitorManager = Self.monitorManager(core)
         device = Self.device(core, experimental: core.options.experimental)
         service = Self.service()
         characteristic = Self.characteristic(core)
@@ -101,6 +103,30 @@ struct Interfaces: Sendable {
                 .init("SupportedIncludes", .array(.string)), .init("SupportedSecondaryChannels", .array(.string)),
             ])
     }
+
+    /// org.bluez.AdvertisementMonitorManager1 (bluetoothd -E only).
+    static func monitorManager(_ core: SimulatorCore) -> ExportedInterface {
+        ExportedInterface(
+            "org.bluez.AdvertisementMonitorManager1",
+            methods: [
+                .init("RegisterMonitor", inputs: [.init("application", .objectPath)]) { [weak core] call in
+                    try await entered(core).registerMonitor(
+                        adapter: call.path, call.arguments[0].objectPathOrRoot, sender: call.sender)
+                    return []
+                },
+                .init("UnregisterMonitor", inputs: [.init("application", .objectPath)]) { [weak core] call in
+                    try await entered(core).unregisterMonitor(
+                        adapter: call.path, call.arguments[0].objectPathOrRoot, sender: call.sender)
+                    return []
+                },
+            ],
+            properties: [.init("SupportedMonitorTypes", .array(.string)), .init("SupportedFeatures", .array(.string))])
+    }
+
+    /// As on the VM rig's emulated controllers: no offloading to the controller.
+    static let monitorManagerProperties: [String: Value] = [
+        "SupportedMonitorTypes": .strings(["or_patterns"]), "SupportedFeatures": .strings([]),
+    ]
 
     /// The core behind a handler, or `Failed` once the simulator is gone.
     static func entered(_ core: SimulatorCore?) throws(DBusError) -> SimulatorCore {

@@ -26,6 +26,14 @@ final class AdapterState {
 
     var isDiscovering: Bool { !discoveryClients.isEmpty }
 
+    /// Whether the kernel scans passively for an active advertisement
+    /// monitor (`SimulatorCore+Monitor`).
+    var passiveScanning = false
+
+    /// Whether the adapter hears advertisements: discovering, or scanning
+    /// passively for a monitor.
+    var isListening: Bool { isDiscovering || passiveScanning }
+
     /// Whether any discovering client set a filter (bluetoothd's
     /// `filtered_discovery`): RSSI changes are then reported without the
     /// 8 dBm threshold.

@@ -14,11 +14,13 @@ extension SimulatorCore {
         let adapter = AdapterState(spec: spec, path: path)
         adapters[spec.id] = adapter
         adapterOrder.append(spec.id)
-        try bus.objects.add(
-            [
-                (interfaces.adapter, Interfaces.adapterProperties(adapter)), (interfaces.gattManager, [:]),
-                (interfaces.advertisingManager, Interfaces.advertisingManagerProperties),
-            ], at: path)
+        var served: [(ExportedInterface, [String: Value])] = [
+            (interfaces.adapter, Interfaces.adapterProperties(adapter)), (interfaces.gattManager, [:]),
+            (interfaces.advertisingManager, Interfaces.advertisingManagerProperties),
+        ]
+        // bluetoothd serves the monitor manager only with -E (experimental).
+        if options.experimental { served.append((interfaces.monitorManager, Interfaces.monitorManagerProperties)) }
+        try bus.objects.add(served, at: path)
     }
 
     func adapter(at path: ObjectPath) throws(DBusError) -> AdapterState {
@@ -129,7 +131,9 @@ extension SimulatorCore {
     /// before `Discovering` turns false), and the devices it will forget
     /// start their TemporaryTimeout from their last sighting.
     func discoveryStopped(_ adapter: AdapterState) {
-        invalidateSightings(adapter)
+        // A passive scan for a monitor goes on: bluetoothd leaves the RSSI
+        // of the devices as they are (seen in the VM rig).
+        if !adapter.passiveScanning { invalidateSightings(adapter) }
         try? bus.objects.update(["Discovering": .boolean(false)], of: "org.bluez.Adapter1", at: adapter.path)
     }
 

@@ -40,6 +40,7 @@ extension SimulatorCore {
         agents[client] = nil
         if defaultAgent == client { defaultAgent = nil }
         peripheralClientLeft(client)
+        monitorClientLeft(client)
     }
 
     // MARK: AgentManager1

@@ -40,7 +40,7 @@ extension SimulatorCore {
         devices[path] = device
         if spec.paired || spec.trusted { export(device) }
         if let range = spec.range { scheduleRange(device, leaveAfter: range.leaveAfter) }
-        if adapter.isDiscovering { scheduleAdvertising(device, adapter: adapter, now: .now) }
+        if adapter.isListening { scheduleAdvertising(device, adapter: adapter, now: .now) }
     }
 
     /// Takes a peripheral out of the world: a connection to it drops, and
@@ -88,7 +88,7 @@ extension SimulatorCore {
 
     func advertise(_ path: ObjectPath, generation: UInt64, due: ContinuousClock.Instant, now: ContinuousClock.Instant) {
         guard let device = devices[path], device.advertisingGeneration == generation,
-            let adapter = adapter(of: device), adapter.isDiscovering
+            let adapter = adapter(of: device), adapter.isListening
         else { return }
         // The next report: keep the cadence, but do not try to catch up
         // with reports missed while the clock was late.
@@ -102,8 +102,12 @@ extension SimulatorCore {
         let jitter = device.spec.rssiJitter
         let noise = jitter > 0 ? Int16(Int(random.next() % UInt64(2 * jitter + 1)) - Int(jitter)) : 0
         let report = device.report(jitter: noise)
-        guard adapter.accepts(report) else { return }
+        // Without a discovery only what a monitor's patterns match is
+        // reported (bluetoothd drops the rest of a passive scan's reports).
+        let matching = matchingMonitors(device, adapter: adapter)
+        guard (adapter.isDiscovering && adapter.accepts(report)) || !matching.isEmpty else { return }
         received(report, from: device, adapter: adapter)
+        monitorsHeard(device, adapter: adapter, matching: matching)
     }
 
     /// bluetoothd's `btd_adapter_update_found_device`: create the device

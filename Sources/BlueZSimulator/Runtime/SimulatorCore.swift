@@ -34,6 +34,8 @@ actor SimulatorCore {
     var writesInFlight: Set<ObjectPath> = []
     /// Registered GATT applications and advertisements (the peripheral role).
     var peripheral = PeripheralRegistry()
+    /// Registered advertisement monitors (passive scanning, bluetoothd -E).
+    var monitors = MonitorRegistry()
 
     enum TimerEvent {
         case advertise(ObjectPath, generation: UInt64)
@@ -48,6 +50,7 @@ actor SimulatorCore {
         self.scenario = scenario
         var options = options
         if let connectedSignal = scenario.connectedSignal { options.connectedSignal = connectedSignal }
+        if let experimental = scenario.experimental { options.experimental = experimental }
         self.options = options
         random = SplitMix64(seed: options.seed)
     }
@@ -144,6 +147,8 @@ actor SimulatorCore {
         agents.removeAll()
         defaultAgent = nil
         peripheral.removeAll()
+        for application in monitors.applications.values { application.watch?.cancel() }
+        monitors.applications.removeAll()
         for path in bus.objects.paths(under: "/org/bluez") { bus.objects.remove(at: path) }
     }
 

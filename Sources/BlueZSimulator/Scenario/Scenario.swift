@@ -14,6 +14,10 @@ public struct Scenario: Sendable {
     /// nil leaves it to `SimulatorOptions` (never, as bluetoothd 5.66 most
     /// often does).
     public var connectedSignal: SimulatorOptions.ConnectedSignal?
+    /// Whether bluetoothd runs with -E (experimental interfaces: the
+    /// advertisement monitor manager, AdvertisingFlags and
+    /// AdvertisingData); nil leaves it to `SimulatorOptions.experimental`.
+    public var experimental: Bool?
     public var adapters: [Adapter]
     public var devices: [Device]
 

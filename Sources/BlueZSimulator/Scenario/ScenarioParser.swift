@@ -2,10 +2,11 @@
 /// and refusing unknown keys (see docs/scenarios.md for the format).
 struct ScenarioParser {
     func scenario(_ cursor: YAMLCursor) throws(ScenarioError) -> Scenario {
-        let keys = try cursor.mapping(allowed: ["timing", "connectedSignal", "adapters", "devices"])
+        let keys = try cursor.mapping(allowed: ["timing", "connectedSignal", "experimental", "adapters", "devices"])
         var scenario = Scenario(adapters: [], devices: [])
         if let timing = keys["timing"] { scenario.timing = try timing.number() }
         if let signal = keys["connectedSignal"] { scenario.connectedSignal = try connectedSignal(signal) }
+        if let experimental = keys["experimental"] { scenario.experimental = try experimental.bool() }
         if let adapters = keys["adapters"] {
             scenario.adapters = try adapters.sequence().enumerated().map { index, item throws(ScenarioError) in
                 try adapter(item, index: index)

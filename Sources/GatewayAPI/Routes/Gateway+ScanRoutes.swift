@@ -14,18 +14,22 @@ extension Gateway {
             let adapter = try request.adapterQuery(default: configuration.defaultAdapter)
             let lifetime = try request.streamLifetime()
             let buffering = try streamConfiguration(request)
-            let session = try await central.scan(adapter: adapter, filter: filter)
+            let mode = try ScanModeParameters(query: request).scanMode(filter: filter, patternName: "pattern")
+            let session = try await Self.passiveHint { () throws(BlueZError) in
+                try await central.scan(adapter: adapter, filter: filter, mode: mode)
+            }
             return .eventStream(scanStream(session, buffering, lifetime: lifetime))
         }
         router.post("/v1/scan") { [self] request in
             let body = try JSONBody(
                 request,
-                allowed: Set(["duration_ms", "adapter"]).union(ScanFilterParameters.names),
+                allowed: Set(["duration_ms", "adapter"]).union(ScanFilterParameters.names).union(ScanModeParameters.names),
                 optional: true)
             let limit = configuration.maximumScanDuration.milliseconds
             let duration = try body["duration_ms"].int(in: 100...limit).map { Duration.milliseconds($0) }
                 ?? configuration.defaultScanDuration
             let filter = try ScanFilterParameters(body: body).filter(defaultPresenceTimeout: nil)
+            let mode = try ScanModeParameters(body: body).scanMode(filter: filter, patternName: "patterns")
             // The adapter, as on every route, may be named in the query too.
             let queryAdapter = try request.adapterQuery(default: nil)
             let bodyAdapter = try body["adapter"].string()
@@ -34,12 +38,27 @@ extension Gateway {
                 throw Problem.invalidParameter("adapter", "the body names \(bodyAdapter), the query \(queryAdapter)")
             }
             let adapter = bodyAdapter ?? queryAdapter ?? configuration.defaultAdapter
-            let devices = try await central.discover(adapter: adapter, filter: filter, duration: duration)
+            let devices = try await Self.passiveHint { () throws(BlueZError) in
+                try await central.discover(adapter: adapter, filter: filter, mode: mode, duration: duration)
+            }
             return .json(
                 .object([
                     ("duration_ms", .int(duration.milliseconds)),
+                    ("mode", .string(mode.name)),
                     ("devices", .array(devices.map { ModelJSON.device($0, encoding: .hex) })),
                 ]))
+        }
+    }
+
+    /// Runs a scan call; a passive scan that bluetoothd cannot serve (no
+    /// advertisement monitor) says how to get one, or the fallback.
+    private static func passiveHint<T>(_ body: () async throws(BlueZError) -> T) async throws(BlueZError) -> T {
+        do {
+            return try await body()
+        } catch where error.code == .notSupported && error.message.contains("advertisement monitor") {
+            var hinted = error
+            hinted.message += "; or ask fallback=low-duty for short active scans instead"
+            throw hinted
         }
     }
 

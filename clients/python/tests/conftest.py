@@ -38,6 +38,17 @@ def own_rig(tmp_path: Path) -> Iterator[Rig]:
 
 
 @pytest.fixture
+def experimental_rig(tmp_path: Path) -> Iterator[Rig]:
+    """A rig of the test's own whose simulated bluetoothd runs as with -E
+    (its advertisement monitor manager, for passive scans)."""
+    started = Rig(tmp_path, gateway_args=GATEWAY_ARGS, simulator_args=("--experimental",))
+    try:
+        yield started.start()
+    finally:
+        started.stop()
+
+
+@pytest.fixture
 def through_gateway() -> Iterator[Callable[..., None]]:
     """`blegateway.bleak.use` for one test: Bleak's own backend lookup is
     put back afterwards, so nothing else in the run goes through a gateway."""

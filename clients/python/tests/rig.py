@@ -57,9 +57,10 @@ def free_port() -> int:
 
 
 class Rig:
-    def __init__(self, work: Path, *, gateway_args: tuple[str, ...] = ()) -> None:
+    def __init__(self, work: Path, *, gateway_args: tuple[str, ...] = (), simulator_args: tuple[str, ...] = ()) -> None:
         self.work = work
         self.gateway_args = gateway_args
+        self.simulator_args = simulator_args
         self.address = ""
         self.port = free_port()
         self._bus: subprocess.Popen[bytes] | None = None
@@ -109,6 +110,7 @@ class Rig:
                     str(SCENARIO),
                     "--connected-signal",
                     "always",
+                    *self.simulator_args,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,

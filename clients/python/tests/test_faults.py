@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from bleak import BleakClient, BleakScanner
+from bleak.args.bluez import OrPattern
+from bleak.assigned_numbers import AdvertisementDataType
 from bleak.exc import BleakDeviceNotFoundError, BleakError
 
 from blegateway import Gateway, GatewayProblem, GatewayUnreachable
@@ -147,10 +149,36 @@ async def test_a_device_that_goes_away(own_rig: Rig, through_gateway: Callable[.
         await BleakClient(HEART_RATE, timeout=1).connect()
 
 
-def test_passive_scanning_is_refused_clearly(through_gateway: Callable[..., None]) -> None:
+def test_passive_scanning_without_or_patterns_is_refused_clearly(through_gateway: Callable[..., None]) -> None:
+    # As Bleak's BlueZ backend refuses it, before any request.
     through_gateway("http://127.0.0.1:1")
-    with pytest.raises(BleakError, match="passive scanning is not available through blegateway"):
+    with pytest.raises(BleakError, match="passive scanning mode requires bluez or_patterns"):
         BleakScanner(scanning_mode="passive")
+
+
+async def test_passive_scanning_hears_what_the_or_patterns_match(
+    experimental_rig: Rig, through_gateway: Callable[..., None]
+) -> None:
+    through_gateway(experimental_rig.url)
+    heard: list[str] = []
+    # The strap's manufacturer data: company 0x006b (little endian).
+    pattern = OrPattern(0, AdvertisementDataType.MANUFACTURER_SPECIFIC_DATA, b"\x6b\x00")
+    async with BleakScanner(
+        lambda device, adv: heard.append(device.address), scanning_mode="passive", bluez={"or_patterns": [pattern]}
+    ):
+        await until(lambda: HEART_RATE in heard)
+        await asyncio.sleep(1.0)
+        async with Gateway(experimental_rig.url) as gateway:
+            assert not (await gateway.adapter("hci0")).discovering, "a passive scan started a discovery"
+    assert set(heard) == {HEART_RATE}
+
+
+async def test_passive_scanning_without_a_monitor_says_why(own_rig: Rig, through_gateway: Callable[..., None]) -> None:
+    through_gateway(own_rig.url)
+    pattern = OrPattern(0, AdvertisementDataType.MANUFACTURER_SPECIFIC_DATA, b"\x6b\x00")
+    scanner = BleakScanner(scanning_mode="passive", bluez={"or_patterns": [pattern]})
+    with pytest.raises(BleakError, match="-E"):
+        await scanner.start()
 
 
 async def test_a_scan_goes_on_after_a_gateway_restart(own_rig: Rig, through_gateway: Callable[..., None]) -> None:

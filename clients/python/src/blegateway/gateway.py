@@ -128,7 +128,9 @@ class Gateway:
         """Scans while the stream is open (`GET /v1/scan`). `filters` are the
         route's query parameters (`name`, `name_prefix`, `rssi`,
         `manufacturer`, `address`, `address_prefix`, `service_data`,
-        `min_interval_ms`, `presence_timeout_ms`, `rssi_smoothing`)."""
+        `min_interval_ms`, `presence_timeout_ms`, `rssi_smoothing`, and for
+        a passive scan `mode="passive"`, `pattern=["0:ff:4c00", ...]`,
+        `fallback="low-duty"`)."""
         params: Params = [("service", s) for s in services]
         params += _query(duplicates="true" if duplicates else None, adapter=adapter, duration_ms=_ms(duration))
         for key, value in filters.items():

@@ -34,6 +34,13 @@ def advertisement_data(device: Device) -> AdvertisementData:
     )
 
 
+def pattern_text(pattern: Any) -> str:
+    """A Bleak or-pattern (`OrPattern` or a `(start, ad_type, content)`
+    tuple) as the gateway's `pattern` parameter: `start:type:hex`."""
+    start, ad_type, content = pattern
+    return f"{int(start)}:{int(ad_type):02x}:{bytes(content).hex()}"
+
+
 def display_name(device: Device) -> str | None:
     """The name Bleak's BlueZ backend gives a BLEDevice: BlueZ's Alias,
     except the one BlueZ makes up from the address when it has no name."""
@@ -55,6 +62,12 @@ class GatewayBleakScanner(BaseBleakScanner):
     `bluez={"adapter": "hci1"}` picks the gateway's adapter, and the
     discovery filters `RSSI` and `DuplicateData` are honoured.
 
+    `scanning_mode="passive"` needs `bluez={"or_patterns": [...]}`, as
+    Bleak's BlueZ backend does, and asks the gateway for a passive scan
+    (`mode=passive`, one `pattern` per or-pattern): an advertisement monitor
+    where the gateway's bluetoothd runs with -E. Without one the gateway
+    answers 403 and `start()` raises a `BleakError` saying so.
+
     If the stream breaks (the gateway restarts), the scan is opened again
     until `stop()`; `stop()` raises the error if the scan is down then.
     """
@@ -71,12 +84,19 @@ class GatewayBleakScanner(BaseBleakScanner):
         **kwargs: Any,
     ) -> None:
         super().__init__(detection_callback, service_uuids)
-        if scanning_mode == "passive":
-            raise BleakError(
-                "passive scanning is not available through blegateway: bluetoothd 5.66 discovers actively only"
-            )
         self._config = current(gateway, api_key)
         bluez = bluez or {}
+        self._patterns: list[str] = []
+        if scanning_mode == "passive":
+            or_patterns = bluez.get("or_patterns")
+            if not or_patterns:
+                raise BleakError("passive scanning mode requires bluez or_patterns")
+            if service_uuids:
+                logger.warning(
+                    "service uuid filtering is not implemented for passive scanning, "
+                    "use bluez or_patterns as a workaround"
+                )
+            self._patterns = [pattern_text(pattern) for pattern in or_patterns]
         self._adapter: str | None = bluez.get("adapter")
         filters: dict[str, Any] = dict(bluez.get("filters") or {})
         self._filters: dict[str, Any] = {"duplicates": True}
@@ -89,6 +109,11 @@ class GatewayBleakScanner(BaseBleakScanner):
         for name in filters:
             logger.warning("Filter '%s' is not currently supported.", name)
         self._uuids: list[str] = list(uuids if uuids is not None else self._service_uuids or [])
+        if self._patterns:
+            # As in Bleak's BlueZ backend, a passive scan does not filter by service.
+            self._uuids = []
+            self._filters["mode"] = "passive"
+            self._filters["pattern"] = self._patterns
         self._gateway: Gateway | None = None
         self._stream: EventStream[ScanEvent] | None = None
         self._task: asyncio.Task[None] | None = None
