@@ -116,6 +116,13 @@ struct FleetDirectory {
         }
     }
 
+    /// The fresh hearings of a device, for choosing who holds it.
+    func freshHearings(of device: String, now: Date) -> [OwnerChoice.Hearing] {
+        (hearing[device] ?? [:]).filter { isFresh($0.value, now: now) }.map {
+            OwnerChoice.Hearing(gateway: $0.key, average: $0.value.average)
+        }
+    }
+
     private func isFresh(_ entry: Hearing, now: Date) -> Bool {
         now.timeIntervalSince(entry.lastSeen) < Double(presenceFreshness.components.seconds)
     }
