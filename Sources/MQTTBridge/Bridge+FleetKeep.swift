@@ -24,8 +24,12 @@ extension Bridge {
     /// go of every held device: by then others may soon count it offline.
     var releaseGrace: Duration { keepAlive }
     /// How long after a holder's Will others wait before taking its
-    /// devices: the holder let go of them, cut off or not, by then.
-    var takeoverWait: Duration { keepAlive / 2 }
+    /// devices: the holder let go of them, cut off or not, by then. The
+    /// Will can be published at once (the broker saw the connection close
+    /// while the holder did not), so this must exceed `releaseGrace` plus
+    /// a tick and a disconnect: 2 × keep-alive leaves one keep-alive for
+    /// those.
+    var takeoverWait: Duration { keepAlive * 2 }
     /// A gateway that just followed the fleet's topics takes nothing for
     /// this long: the retained wishes and holds arrive first.
     static let fleetKeepSettling = Duration.seconds(2)
@@ -91,7 +95,7 @@ extension Bridge {
         }
         guard let changed else { return }
         if mustDrop { Task { await releaseLocally(device) } }
-        announceOwnerChange(device, changed, action: action)
+        announceOwnerChange(device, changed, action: action, by: gateway)
         guard changed.owner == me, action == .take, let wish else { return }
         startHolding(wish, epoch: changed.epoch)
     }
@@ -112,15 +116,15 @@ extension Bridge {
     }
 
     /// The fleet's events stream shows every change of holder.
-    private func announceOwnerChange(_ device: String, _ record: FleetOwnership.Record, action: FleetOwnership.Action) {
+    private func announceOwnerChange(
+        _ device: String, _ record: FleetOwnership.Record, action: FleetOwnership.Action, by gateway: String
+    ) {
         let json = JSON.object([
             ("type", .string("fleet-owner")), ("timestamp", .string(Date().ISO8601Format())),
             ("address", .string(device)), ("owner", record.owner.map(JSON.string) ?? .null),
             ("epoch", .int(record.epoch)), ("action", .string(action.rawValue)),
         ])
-        handOver(
-            Message(topic: topics.fleetOwner(device), payload: json.bytes),
-            from: record.owner ?? configuration.gatewayID)
+        handOver(Message(topic: topics.fleetOwner(device), payload: json.bytes), from: gateway)
     }
 
     func noteFleetStatus(_ gateway: String, online: Bool) {
