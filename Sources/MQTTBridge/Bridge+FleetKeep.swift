@@ -268,11 +268,20 @@ extension Bridge {
                 freeAt = snapshot.freeSince[device] ?? followedAt
             }
             let order = ownerChoice(wish, snapshot: snapshot, online: online, now: now).candidates()
-            guard let rank = order.firstIndex(of: me), now >= freeAt + configuration.claimStep * rank else { continue }
+            guard let rank = order.firstIndex(of: me), now >= freeAt + configuration.claimStep * rank,
+                hasFreeSlot(for: wish)
+            else { continue }
             let next = record.epoch + 1
             if let sent = snapshot.takesSent[device], sent.epoch == next, now - sent.at < Self.takeRetry { continue }
             fleetKeeps.withLock { $0.takesSent[device] = (next, now) }
             publishOwner(device, .take, epoch: next)
+        }
+    }
+
+    /// A free connection slot on the pinned adapter, or on any adapter.
+    private func hasFreeSlot(for wish: FleetKeep) -> Bool {
+        gateway.central.connectionSlots().contains { slots in
+            slots.free > 0 && (wish.pinnedAdapter.map { $0 == slots.adapter } ?? true)
         }
     }
 

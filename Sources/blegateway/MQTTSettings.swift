@@ -65,6 +65,7 @@ struct MQTTSettings {
             tls: .init(caFile: options.caFile, certificateFile: options.certificateFile, keyFile: options.keyFile),
             keepAlive: options.keepAlive)
         bridge = BridgeConfiguration(gatewayID: gatewayID, valueQoS: qos)
+        bridge.roamMargin = Double(options.roamMargin)
         bridge.commands =
             options.commands || ["1", "true", "yes"].contains(environment["BLEGATEWAY_MQTT_COMMANDS"]?.lowercased())
         if options.homeAssistant || ["1", "true", "yes"].contains(environment["BLEGATEWAY_MQTT_HOMEASSISTANT"]?.lowercased()) {

@@ -144,10 +144,13 @@ import TestSupport
             json: #"{"fleet":true,"label":"strap","subscriptions":[{"characteristic":"2a19"}]}"#)
         #expect(keep.status == 202, "\(keep)")
         #expect(keep.object["label"] as? String == "strap", "\(keep)")
-        var (held, view) = await Self.view(b) { Self.holder($0) == "g-a" && Self.connectedOn($0) == ["g-a"] }
+        // `kept_by` is the holder's keeper, as for any kept device.
+        var (held, view) = await Self.view(b) {
+            Self.holder($0) == "g-a" && Self.connectedOn($0) == ["g-a"]
+                && ($0["kept_by"] as? [[String: Any]])?.map { $0["gateway"] as? String } == ["g-a"]
+        }
         #expect(held, "\(view ?? [:])")
         #expect((view?["fleet_keep"] as? [String: Any])?["label"] as? String == "strap", "\(view ?? [:])")
-        #expect((view?["kept_by"] as? [[String: Any]])?.map { $0["gateway"] as? String } == ["g-a"], "\(view ?? [:])")
         #expect(view?["kept"] as? Bool == true)
 
         // Its standing subscription there: values on the fleet's stream.
