@@ -822,10 +822,15 @@ paths:
                 label: { $ref: "#/components/schemas/Label" }
                 fleet:
                   type: boolean
-                  description: "`true`: kept by the fleet (docs/fleet.md, \"Kept by the fleet\"): the gateway that suits the device holds it, and another takes it over when that one loses it. Answered 202 once the broker has the wish."
+                  const: true
+                  description: "`true` (the only value; leave it out for a keep on this gateway): kept by the fleet (docs/fleet.md, \"Kept by the fleet\"): the gateway that suits the device holds it, and another takes it over when that one loses it. Answered 202 once the broker has the wish."
                 pin: { $ref: "#/components/schemas/FleetPin" }
                 prefer: { $ref: "#/components/schemas/FleetPrefer" }
                 subscriptions: { $ref: "#/components/schemas/FleetSubscriptions" }
+              dependentRequired:
+                pin: [fleet]
+                prefer: [fleet]
+                subscriptions: [fleet]
       responses:
         "200":
           description: The device was kept already.
@@ -1858,10 +1863,15 @@ paths:
                 label: { $ref: "#/components/schemas/Label" }
                 fleet:
                   type: boolean
-                  description: "`true`: kept by the fleet (docs/fleet.md, \"Kept by the fleet\"): the gateway that suits the device holds it, and another takes it over when that one loses it. Answered 202 once the broker has the wish."
+                  const: true
+                  description: "`true` (the only value; leave it out for a keep on this gateway): kept by the fleet (docs/fleet.md, \"Kept by the fleet\"): the gateway that suits the device holds it, and another takes it over when that one loses it. Answered 202 once the broker has the wish."
                 pin: { $ref: "#/components/schemas/FleetPin" }
                 prefer: { $ref: "#/components/schemas/FleetPrefer" }
                 subscriptions: { $ref: "#/components/schemas/FleetSubscriptions" }
+              dependentRequired:
+                pin: [fleet]
+                prefer: [fleet]
+                subscriptions: [fleet]
       responses:
         "200": { $ref: "#/components/responses/FleetAnswer" }
         "201": { $ref: "#/components/responses/FleetAnswer" }
@@ -2716,8 +2726,8 @@ components:
         additionalProperties: false
         required: [characteristic]
         properties:
-          characteristic: { type: string, description: "A UUID (any form; answered in the 128-bit form) or `handle:N`." }
-          service: { type: string }
+          characteristic: { $ref: "#/components/schemas/AttributeName" }
+          service: { $ref: "#/components/schemas/UUIDInput" }
     FleetKeep:
       type: object
       description: The fleet's wish to keep a device (docs/fleet.md, "Kept by the fleet"), retained on the broker.
@@ -4297,15 +4307,24 @@ paths:
                   $ref: '#/components/schemas/Label'
                 fleet:
                   type: boolean
-                  description: '`true`: kept by the fleet (docs/fleet.md, "Kept by the fleet"): the gateway
-                    that suits the device holds it, and another takes it over when that one loses it.
-                    Answered 202 once the broker has the wish.'
+                  const: true
+                  description: '`true` (the only value; leave it out for a keep on this gateway): kept
+                    by the fleet (docs/fleet.md, "Kept by the fleet"): the gateway that suits the device
+                    holds it, and another takes it over when that one loses it. Answered 202 once the
+                    broker has the wish.'
                 pin:
                   $ref: '#/components/schemas/FleetPin'
                 prefer:
                   $ref: '#/components/schemas/FleetPrefer'
                 subscriptions:
                   $ref: '#/components/schemas/FleetSubscriptions'
+              dependentRequired:
+                pin:
+                - fleet
+                prefer:
+                - fleet
+                subscriptions:
+                - fleet
       responses:
         '200':
           description: The device was kept already.
@@ -5750,15 +5769,24 @@ paths:
                   $ref: '#/components/schemas/Label'
                 fleet:
                   type: boolean
-                  description: '`true`: kept by the fleet (docs/fleet.md, "Kept by the fleet"): the gateway
-                    that suits the device holds it, and another takes it over when that one loses it.
-                    Answered 202 once the broker has the wish.'
+                  const: true
+                  description: '`true` (the only value; leave it out for a keep on this gateway): kept
+                    by the fleet (docs/fleet.md, "Kept by the fleet"): the gateway that suits the device
+                    holds it, and another takes it over when that one loses it. Answered 202 once the
+                    broker has the wish.'
                 pin:
                   $ref: '#/components/schemas/FleetPin'
                 prefer:
                   $ref: '#/components/schemas/FleetPrefer'
                 subscriptions:
                   $ref: '#/components/schemas/FleetSubscriptions'
+              dependentRequired:
+                pin:
+                - fleet
+                prefer:
+                - fleet
+                subscriptions:
+                - fleet
       responses:
         '200':
           $ref: '#/components/responses/FleetAnswer'
@@ -7079,10 +7107,9 @@ components:
         - characteristic
         properties:
           characteristic:
-            type: string
-            description: A UUID (any form; answered in the 128-bit form) or `handle:N`.
+            $ref: '#/components/schemas/AttributeName'
           service:
-            type: string
+            $ref: '#/components/schemas/UUIDInput'
     FleetKeep:
       type: object
       description: The fleet's wish to keep a device (docs/fleet.md, "Kept by the fleet"), retained on

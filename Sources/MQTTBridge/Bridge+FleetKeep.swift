@@ -83,6 +83,7 @@ extension Bridge {
             let changed = keeping.ownership.apply(
                 action, by: gateway, epoch: epoch, failed: failed, device: device, isOnline: { online.contains($0) })
             guard let changed else { return (nil, false, nil) }
+            if changed.owner != me { keeping.releasing[device] = nil }
             if changed.owner == nil {
                 keeping.freeSince[device] = now
                 if failed { keeping.penalties[device, default: [:]][gateway] = now + penalty }
@@ -226,7 +227,7 @@ extension Bridge {
         let echoFresh = snapshot.lastEcho.map { now - $0 < releaseGrace } ?? false
 
         // What this gateway holds.
-        for (device, holding) in snapshot.holding where !snapshot.releasing.contains(device) {
+        for (device, holding) in snapshot.holding where snapshot.releasing[device] == nil {
             let record = snapshot.ownership.record(device)
             guard echoFresh else {
                 // Cut off from the broker (or it stopped answering): others
@@ -251,6 +252,26 @@ extension Bridge {
                 release(device, epoch: holding.epoch, failed: true, publish: true)
             } else if choice.challenger(of: me) != nil {
                 release(device, epoch: holding.epoch, failed: false, publish: true)
+            }
+        }
+
+        // Held here by the fleet's record but not in hand: this gateway
+        // restarted and learned it from its retained hold, or the wish
+        // changed under its take, or its release has not come back (sent
+        // again after `takeRetry`). Hold it again, or give it back.
+        for (device, record) in snapshot.ownership.records where record.owner == me && snapshot.holding[device] == nil {
+            guard connected, echoFresh else { continue }
+            if let releasing = snapshot.releasing[device] {
+                if let released = releasing, now - released >= Self.takeRetry {
+                    fleetKeeps.withLock { $0.releasing[device] = .some(now) }
+                    publishOwner(device, .release, epoch: record.epoch)
+                }
+                continue
+            }
+            if let wish = snapshot.wishes[device] {
+                startHolding(wish, epoch: record.epoch)
+            } else {
+                publishOwner(device, .release, epoch: record.epoch)
             }
         }
 
@@ -299,8 +320,8 @@ extension Bridge {
     /// the release, so that the next holder never meets this connection.
     private func release(_ device: String, epoch: Int, failed: Bool, publish: Bool) {
         let start = fleetKeeps.withLock { keeping -> Bool in
-            guard keeping.holding[device] != nil, !keeping.releasing.contains(device) else { return false }
-            keeping.releasing.insert(device)
+            guard keeping.holding[device] != nil, keeping.releasing[device] == nil else { return false }
+            keeping.releasing[device] = .some(nil)
             return true
         }
         guard start else { return }
@@ -308,8 +329,10 @@ extension Bridge {
             await gateway.releaseFromFleet(device, timeout: keepAlive / 2)
             await waitForDisconnectedPublished(device)
             fleetKeeps.withLock { keeping in
-                keeping.releasing.remove(device)
                 keeping.holding[device] = nil
+                // Until the release comes back, unless none is sent.
+                let released: ContinuousClock.Instant? = ContinuousClock.now
+                if publish { keeping.releasing[device] = .some(released) } else { keeping.releasing[device] = nil }
             }
             if publish { publishOwner(device, .release, epoch: epoch, failed: failed) }
         }

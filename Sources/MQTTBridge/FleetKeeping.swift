@@ -21,8 +21,10 @@ struct FleetKeeping {
     /// The take this gateway last sent for each device.
     var takesSent: [String: (epoch: Int, at: ContinuousClock.Instant)] = [:]
     var holding: [String: Holding] = [:]
-    /// Held devices being released (disconnecting) now.
-    var releasing: Set<String> = []
+    /// Held devices being let go: disconnecting (nil), or released at
+    /// that instant and waiting for the release to come back from the
+    /// broker (this gateway must not take them up again meanwhile).
+    var releasing: [String: ContinuousClock.Instant?] = [:]
     /// When this gateway last heard each device advertise itself.
     var heardLocally: [String: ContinuousClock.Instant] = [:]
     /// The latest heartbeat of this gateway's that came back from the

@@ -12,7 +12,11 @@ extension Gateway {
     /// on this gateway (where `pin`, `prefer` and `subscriptions` mean
     /// nothing: a 400).
     static func fleetKeep(_ address: BluetoothAddress, _ body: JSONBody) throws(Problem) -> FleetKeep? {
-        guard try body["fleet"].bool() == true else {
+        let fleet = try body["fleet"].bool()
+        if fleet == false {
+            throw Problem.invalidParameter("fleet", "is true, or left out for a keep on this gateway")
+        }
+        guard fleet == true else {
             for name in ["pin", "prefer", "subscriptions"] where body[name].json != nil {
                 throw Problem.invalidParameter(name, "is for a device kept by the fleet: add \"fleet\": true")
             }
