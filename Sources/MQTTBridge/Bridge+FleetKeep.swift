@@ -33,6 +33,11 @@ extension Bridge {
     /// A gateway that just followed the fleet's topics takes nothing for
     /// this long: the retained wishes and holds arrive first.
     static let fleetKeepSettling = Duration.seconds(2)
+    /// How long a gateway waits per place in the order of candidates
+    /// before it takes a free device: four claim steps (2 s), so that a
+    /// loaded gateway's late tick does not hand the device to the next one
+    /// (a roam is not a request someone waits on).
+    static func takeStep(_ claimStep: Duration) -> Duration { claimStep * 4 }
     /// A take that was not accepted is sent again after this long.
     static let takeRetry = Duration.seconds(5)
 
@@ -288,8 +293,13 @@ extension Bridge {
             } else {
                 freeAt = snapshot.freeSince[device] ?? followedAt
             }
-            let order = ownerChoice(wish, snapshot: snapshot, online: online, now: now).candidates()
-            guard let rank = order.firstIndex(of: me), now >= freeAt + configuration.claimStep * rank,
+            let choice = ownerChoice(wish, snapshot: snapshot, online: online, now: now)
+            let order = choice.candidates()
+            // A gateway that gave the device up stands aside while another
+            // that hears it may take it (the penalty's point), instead of
+            // racing it after a few steps.
+            if choice.penalized.contains(me), choice.someoneElseHears(besides: me) { continue }
+            guard let rank = order.firstIndex(of: me), now >= freeAt + Self.takeStep(configuration.claimStep) * rank,
                 hasFreeSlot(for: wish)
             else { continue }
             let next = record.epoch + 1

@@ -22,8 +22,10 @@ extension Gateway {
             }
             return nil
         }
-        let pin = try body["pin"].string(maxLength: 256)
-        let prefer = try body["prefer"].string(maxLength: 128)
+        // null is none, as `/v1/fleet/devices` shows it (a client may send
+        // the wish back as it read it).
+        let pin = body["pin"].json == .null ? nil : try body["pin"].string(maxLength: 256)
+        let prefer = body["prefer"].json == .null ? nil : try body["prefer"].string(maxLength: 128)
         if let pin, pin.isEmpty || pin.hasPrefix("/") || pin.hasSuffix("/") || pin.split(separator: "/").count > 2 {
             throw Problem.invalidParameter("pin", "names a gateway or gateway/adapter, not '\(pin)'")
         }
