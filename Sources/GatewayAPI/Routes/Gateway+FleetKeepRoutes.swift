@@ -55,6 +55,15 @@ extension Gateway {
             maxAttempts: try body["max_attempts"].int(in: 1...1_000_000), label: try body["label"].string(maxLength: 128))
     }
 
+    /// `?fleet=true` on a `DELETE …/keep`: the fleet's keep.
+    static func fleetQuery(_ request: Request) throws(Problem) -> Bool {
+        switch request.query["fleet"] {
+        case nil, "false": return false
+        case "true": return true
+        case let other?: throw Problem.invalidParameter("fleet", "must be true or false, not '\(other)'")
+        }
+    }
+
     /// Publishes the wish; 202: the fleet's gateways take it from there.
     func keepByFleet(_ wish: FleetKeep) async throws(Problem) -> Response {
         let fleet = try fleetForKeeping()

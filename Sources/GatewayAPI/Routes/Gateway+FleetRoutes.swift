@@ -68,7 +68,7 @@ extension Gateway {
             let fleet = try fleetAccess()
             let address = try request.address()
             let keptByFleet = fleet.devices().contains { $0.address == address.description && $0.fleetKeep != nil }
-            if keptByFleet || request.query["fleet"] == "true" { return try await unkeepByFleet(address) }
+            if try Self.fleetQuery(request) || keptByFleet { return try await unkeepByFleet(address) }
             return try await forward("unkeep", request)
         }
         router.get("/v1/fleet/events") { [self] request in

@@ -45,7 +45,7 @@ extension Gateway {
         }
         router.delete("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
-            if request.query["fleet"] == "true" { return try await unkeepByFleet(address) }
+            if try Self.fleetQuery(request) { return try await unkeepByFleet(address) }
             let adapter = try keptAdapter(address, requested)
             var removed = false
             if let store {
