@@ -111,7 +111,7 @@ extension Bridge {
     }
 
     private func startHolding(_ wish: FleetKeep, epoch: Int) {
-        fleetKeeps.withLock { $0.holding[wish.address] = FleetKeeping.Holding(epoch: epoch, downSince: nil) }
+        fleetKeeps.withLock { $0.holding[wish.address] = FleetKeeping.Holding(epoch: epoch) }
         guard gateway.holdForFleet(wish) else {
             // No adapter to hold it on: give it straight back, as failed.
             fleetKeeps.withLock { $0.holding[wish.address] = nil }
@@ -247,8 +247,12 @@ extension Bridge {
             let choice = ownerChoice(wish, snapshot: snapshot, online: online, now: now)
             let status = gateway.fleetHoldStatus(device)
             let isUp = status?.status == .connected
-            let downSince = isUp ? nil : holding.downSince ?? now
-            fleetKeeps.withLock { $0.holding[device]?.downSince = downSince }
+            let wasUp = holding.wasUp || isUp
+            let downSince = isUp || !wasUp ? nil : holding.downSince ?? now
+            fleetKeeps.withLock { keeping in
+                keeping.holding[device]?.downSince = downSince
+                keeping.holding[device]?.wasUp = wasUp
+            }
             let limit = wish.maxAttempts ?? configuration.roamFailedAttempts
             let failing = status?.status == .givenUp || (status?.failedAttempts ?? 0) >= limit
             let heardLately = snapshot.heardLocally[device].map { now - $0 < configuration.roamLostAfter } ?? false

@@ -6,8 +6,12 @@ struct FleetKeeping {
     /// A device this gateway holds for the fleet.
     struct Holding {
         var epoch: Int
-        /// Since when its link has been down (nil while connected).
+        /// Since when its link has been down (nil while connected, and
+        /// before it was first up: a first connect that takes long is not
+        /// a loss; failed attempts say when it is hopeless).
         var downSince: ContinuousClock.Instant?
+        /// The link has been up since this gateway took the device.
+        var wasUp = false
     }
 
     var wishes: [String: FleetKeep] = [:]

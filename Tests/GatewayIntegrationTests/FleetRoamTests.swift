@@ -37,7 +37,10 @@ import TestSupport
     }
 
     /// A fleet of gateways (`id`, RSSI), each scanning, and a watcher of
-    /// every topic in the broker's order.
+    /// every topic in the broker's order. A keep-alive of 10 s: a holder
+    /// lets go after 10 s without its heartbeat's echo, which a loaded
+    /// test machine never comes near, and a dead one's device is taken
+    /// 20 s after its Will.
     struct Fleet {
         let broker: Broker
         let watcher: ChildProcess
@@ -53,7 +56,7 @@ import TestSupport
             for (index, (id, rssi)) in members.enumerated() {
                 let gateway = try await GatewayUnderTest.start(
                     scenario: FleetRoamTests.scenario(adapter: index, rssi: rssi),
-                    arguments: ["--mqtt", urls[id] ?? broker.url, "--gateway-id", id, "--mqtt-keepalive", "5", "--mqtt-commands"])
+                    arguments: ["--mqtt", urls[id] ?? broker.url, "--gateway-id", id, "--mqtt-keepalive", "10", "--mqtt-commands"])
                 fleet.gateways[id] = gateway
                 fleet.scans.append(try gateway.stream("/v1/scan"))
             }
@@ -149,7 +152,7 @@ import TestSupport
             Self.holder($0) == "g-a" && Self.connectedOn($0) == ["g-a"]
                 && ($0["kept_by"] as? [[String: Any]])?.map { $0["gateway"] as? String } == ["g-a"]
         }
-        #expect(held, "\(view ?? [:])")
+        #expect(held, "\(view ?? [:])\n\(fleet.watcher.standardOutput.suffix(3000))")
         #expect((view?["fleet_keep"] as? [String: Any])?["label"] as? String == "strap", "\(view ?? [:])")
         #expect(view?["kept"] as? Bool == true)
 
