@@ -323,7 +323,7 @@ extension Bridge {
     private func ownerChoice(
         _ wish: FleetKeep, snapshot: FleetKeeping, online: Set<String>, now: ContinuousClock.Instant
     ) -> OwnerChoice {
-        let hearings = directory.withLock { $0.freshHearings(of: wish.address, now: Date()) }
+        let hearings = directory.withLock { $0.hearings(of: wish.address) }
         return OwnerChoice(
             hearings: hearings.filter { online.contains($0.gateway) }, online: online,
             penalized: Set(online.filter { snapshot.isPenalized($0, for: wish.address, now: now) }),

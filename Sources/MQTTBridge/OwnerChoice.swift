@@ -9,7 +9,7 @@ struct OwnerChoice {
         var average: Double
     }
 
-    /// Fresh hearings by online gateways.
+    /// Hearings (presences not cleared) by online gateways.
     var hearings: [Hearing]
     /// Online gateways that may hold a device (they take fleet keeps).
     var online: Set<String>

@@ -165,7 +165,7 @@ import TestSupport
         // subscribes, and the values go on.
         try await a.simulator.setInRange(false, try #require(DeviceAddress(Self.strap)))
         (held, view) = await Self.view(b) { Self.holder($0) == "g-b" && Self.connectedOn($0) == ["g-b"] }
-        #expect(held, "\(view ?? [:])\n\(fleet.watcher.standardOutput.suffix(3000))")
+        #expect(held, "\(view ?? [:])\n\(fleet.lines.filter { $0.contains("/any/") || $0.contains("/connection ") }.joined(separator: "\n").suffix(4000))")
         #expect((view?["owner_epoch"] as? Int ?? 0) == 2, "\(view ?? [:])")
         try await Self.setBattery(b, 0x42)
         let after = await events.waitFor(timeout: .seconds(30)) { $0.contains { Self.isBattery($0, from: "g-b", "42") } }
