@@ -833,8 +833,19 @@ paths:
                   type: integer
                   minimum: 1
                   maximum: 1000000
-                  description: Give up after this many failed attempts in a row (`given-up`); without it, never.
+                  description: Give up after this many failed attempts in a row (`given-up`); without it, never. Kept by the fleet, the holder gives the device up to another gateway after this many (3 without it).
                 label: { $ref: "#/components/schemas/Label" }
+                fleet:
+                  type: boolean
+                  const: true
+                  description: "`true` (the only value; leave it out for a keep on this gateway): kept by the fleet (docs/fleet.md, \"Kept by the fleet\"): the gateway that suits the device holds it, and another takes it over when that one loses it. Answered 202 once the broker has the wish."
+                pin: { $ref: "#/components/schemas/FleetPin" }
+                prefer: { $ref: "#/components/schemas/FleetPrefer" }
+                subscriptions: { $ref: "#/components/schemas/FleetSubscriptions" }
+              dependentRequired:
+                pin: [fleet]
+                prefer: [fleet]
+                subscriptions: [fleet]
       responses:
         "200":
           description: The device was kept already.
@@ -846,8 +857,14 @@ paths:
           content:
             application/json:
               schema: { $ref: "#/components/schemas/KeptConnection" }
+        "202":
+          description: "With `\"fleet\": true`: the fleet's wish is on the broker; the fleet's gateways choose the holder."
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/FleetKeep" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
         "415": { $ref: "#/components/responses/UnsupportedMediaType" }
         "429": { $ref: "#/components/responses/QuotaExceeded" }
         "500": { $ref: "#/components/responses/StateStoreFailed" }
@@ -873,7 +890,11 @@ paths:
       summary: Stop keeping the device connected
       description: |
         Ends keeping (and removes it from the state directory); the
-        connection is left as it is (`POST …/disconnect` ends it).
+        connection is left as it is (`POST …/disconnect` ends it). With
+        `?fleet=true`, ends the fleet's keep: its holder disconnects the
+        device and lets it go (404 when the fleet does not keep it).
+      parameters:
+        - $ref: "#/components/parameters/FleetQuery"
       responses:
         "204": { description: The device is no longer kept. }
         "400": { $ref: "#/components/responses/BadRequest" }
@@ -1842,7 +1863,9 @@ paths:
       description: |
         The MQTT command `keep`: the gateway that takes it keeps the device
         as `PUT /v1/devices/{address}/keep` does (it stays bound to that
-        gateway; the fleet does not move it yet).
+        gateway). With `"fleet": true`, kept by the fleet instead (not
+        forwarded: this gateway publishes the wish, 202): the gateway that
+        suits the device holds it, and it roams (docs/fleet.md).
       requestBody:
         required: false
         content:
@@ -1853,9 +1876,25 @@ paths:
               properties:
                 max_attempts: { type: integer, minimum: 1, maximum: 1000000 }
                 label: { $ref: "#/components/schemas/Label" }
+                fleet:
+                  type: boolean
+                  const: true
+                  description: "`true` (the only value; leave it out for a keep on this gateway): kept by the fleet (docs/fleet.md, \"Kept by the fleet\"): the gateway that suits the device holds it, and another takes it over when that one loses it. Answered 202 once the broker has the wish."
+                pin: { $ref: "#/components/schemas/FleetPin" }
+                prefer: { $ref: "#/components/schemas/FleetPrefer" }
+                subscriptions: { $ref: "#/components/schemas/FleetSubscriptions" }
+              dependentRequired:
+                pin: [fleet]
+                prefer: [fleet]
+                subscriptions: [fleet]
       responses:
         "200": { $ref: "#/components/responses/FleetAnswer" }
         "201": { $ref: "#/components/responses/FleetAnswer" }
+        "202":
+          description: The fleet's wish is on the broker.
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/FleetKeep" }
         "400": { $ref: "#/components/responses/BadRequest" }
         "401": { $ref: "#/components/responses/Unauthorized" }
         "404": { $ref: "#/components/responses/NotFound" }
@@ -1878,7 +1917,12 @@ paths:
       tags: [fleet]
       operationId: fleetReleaseDevice
       summary: Stop keeping the device connected
-      description: The MQTT command `unkeep`.
+      description: |
+        The MQTT command `unkeep`; for a device the fleet keeps (or with
+        `?fleet=true`), ends the fleet's keep instead (204, no `Gateway`
+        header): its holder disconnects it and lets it go.
+      parameters:
+        - $ref: "#/components/parameters/FleetQuery"
       responses:
         "204":
           description: No longer kept (the answering gateway is in the `Gateway` header).
@@ -1899,7 +1943,9 @@ paths:
         The events every gateway of the fleet publishes on the broker
         (connections, devices discovered, updated and lost, characteristic
         values the MQTT bridge publishes, adapter and BlueZ state) and
-        `gateway-status` (`status`: `online` or `offline`), each with a
+        `gateway-status` (`status`: `online` or `offline`), and
+        `fleet-owner` (`owner`, `epoch`, `action`: a change of the gateway
+        that holds a device the fleet keeps), each with a
         `gateway` member naming who published it. The first request makes
         this gateway follow the fleet's event topics from then on. Ids are
         this gateway's, given as events arrive; `Last-Event-ID` replays what
@@ -1948,6 +1994,11 @@ components:
       required: true
       description: The adapter's name, as BlueZ gives it.
       schema: { type: string, pattern: "^hci[0-9]{1,4}$", example: hci0 }
+    FleetQuery:
+      name: fleet
+      in: query
+      description: "`true`: the fleet's keep (docs/fleet.md, \"Kept by the fleet\")."
+      schema: { type: string, enum: ["true", "false"] }
     AdapterQuery:
       name: adapter
       in: query
@@ -2707,9 +2758,41 @@ components:
         devices_kept: { type: integer, description: Devices it keeps connected. }
         self: { type: boolean, description: It is the gateway answering this request. }
 
+    FleetPin:
+      type: [string, "null"]
+      description: "Only this gateway (`hall`) or adapter (`hall/hci1`) holds the device."
+      maxLength: 256
+      pattern: "^[^/]+(/[^/]+)?$"
+    FleetPrefer:
+      type: [string, "null"]
+      description: This gateway holds the device whenever it hears it, whatever the others' signal.
+      maxLength: 128
+      pattern: "^[^/]+$"
+    FleetSubscriptions:
+      type: array
+      maxItems: 32
+      description: The holder subscribes to these (standing subscriptions there) while it holds the device, so the values follow it.
+      items:
+        type: object
+        additionalProperties: false
+        required: [characteristic]
+        properties:
+          characteristic: { $ref: "#/components/schemas/AttributeName" }
+          service: { $ref: "#/components/schemas/UUIDInput" }
+    FleetKeep:
+      type: object
+      description: The fleet's wish to keep a device (docs/fleet.md, "Kept by the fleet"), retained on the broker.
+      required: [address, pin, prefer, subscriptions]
+      properties:
+        address: { $ref: "#/components/schemas/Address" }
+        pin: { $ref: "#/components/schemas/FleetPin" }
+        prefer: { $ref: "#/components/schemas/FleetPrefer" }
+        subscriptions: { $ref: "#/components/schemas/FleetSubscriptions" }
+        max_attempts: { type: integer, minimum: 1, maximum: 1000000 }
+        label: { $ref: "#/components/schemas/Label" }
     FleetDevice:
       type: object
-      required: [address, heard_by, connected_on, kept, kept_by]
+      required: [address, heard_by, connected_on, kept, kept_by, fleet_keep, owner, owner_epoch]
       properties:
         address: { $ref: "#/components/schemas/Address" }
         heard_by:
@@ -2731,7 +2814,14 @@ components:
           type: array
           description: The gateways whose retained connection topic says connected.
           items: { type: string }
-        kept: { type: boolean, description: Some gateway keeps it connected. }
+        kept: { type: boolean, description: Some gateway keeps it connected, or the fleet does. }
+        fleet_keep:
+          oneOf:
+            - { $ref: "#/components/schemas/FleetKeep" }
+            - { type: "null" }
+          description: The fleet's wish, when the fleet keeps the device.
+        owner: { type: [string, "null"], description: The gateway that holds the device for the fleet, if one does. }
+        owner_epoch: { type: integer, minimum: 0, description: "How many holders it has had (each accepted take adds one)." }
         kept_by:
           type: array
           items:
@@ -4279,9 +4369,30 @@ paths:
                   minimum: 1
                   maximum: 1000000
                   description: Give up after this many failed attempts in a row (`given-up`); without
-                    it, never.
+                    it, never. Kept by the fleet, the holder gives the device up to another gateway after
+                    this many (3 without it).
                 label:
                   $ref: '#/components/schemas/Label'
+                fleet:
+                  type: boolean
+                  const: true
+                  description: '`true` (the only value; leave it out for a keep on this gateway): kept
+                    by the fleet (docs/fleet.md, "Kept by the fleet"): the gateway that suits the device
+                    holds it, and another takes it over when that one loses it. Answered 202 once the
+                    broker has the wish.'
+                pin:
+                  $ref: '#/components/schemas/FleetPin'
+                prefer:
+                  $ref: '#/components/schemas/FleetPrefer'
+                subscriptions:
+                  $ref: '#/components/schemas/FleetSubscriptions'
+              dependentRequired:
+                pin:
+                - fleet
+                prefer:
+                - fleet
+                subscriptions:
+                - fleet
       responses:
         '200':
           description: The device was kept already.
@@ -4295,10 +4406,19 @@ paths:
             application/json:
               schema:
                 $ref: '#/components/schemas/KeptConnection'
+        '202':
+          description: 'With `"fleet": true`: the fleet''s wish is on the broker; the fleet''s gateways
+            choose the holder.'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/FleetKeep'
         '400':
           $ref: '#/components/responses/BadRequest'
         '401':
           $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
         '415':
           $ref: '#/components/responses/UnsupportedMediaType'
         '429':
@@ -4336,7 +4456,11 @@ paths:
       summary: Stop keeping the device connected
       description: |
         Ends keeping (and removes it from the state directory); the
-        connection is left as it is (`POST …/disconnect` ends it).
+        connection is left as it is (`POST …/disconnect` ends it). With
+        `?fleet=true`, ends the fleet's keep: its holder disconnects the
+        device and lets it go (404 when the fleet does not keep it).
+      parameters:
+      - $ref: '#/components/parameters/FleetQuery'
       responses:
         '204':
           description: The device is no longer kept.
@@ -5694,7 +5818,9 @@ paths:
       description: |
         The MQTT command `keep`: the gateway that takes it keeps the device
         as `PUT /v1/devices/{address}/keep` does (it stays bound to that
-        gateway; the fleet does not move it yet).
+        gateway). With `"fleet": true`, kept by the fleet instead (not
+        forwarded: this gateway publishes the wish, 202): the gateway that
+        suits the device holds it, and it roams (docs/fleet.md).
       requestBody:
         required: false
         content:
@@ -5709,11 +5835,37 @@ paths:
                   maximum: 1000000
                 label:
                   $ref: '#/components/schemas/Label'
+                fleet:
+                  type: boolean
+                  const: true
+                  description: '`true` (the only value; leave it out for a keep on this gateway): kept
+                    by the fleet (docs/fleet.md, "Kept by the fleet"): the gateway that suits the device
+                    holds it, and another takes it over when that one loses it. Answered 202 once the
+                    broker has the wish.'
+                pin:
+                  $ref: '#/components/schemas/FleetPin'
+                prefer:
+                  $ref: '#/components/schemas/FleetPrefer'
+                subscriptions:
+                  $ref: '#/components/schemas/FleetSubscriptions'
+              dependentRequired:
+                pin:
+                - fleet
+                prefer:
+                - fleet
+                subscriptions:
+                - fleet
       responses:
         '200':
           $ref: '#/components/responses/FleetAnswer'
         '201':
           $ref: '#/components/responses/FleetAnswer'
+        '202':
+          description: The fleet's wish is on the broker.
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/FleetKeep'
         '400':
           $ref: '#/components/responses/BadRequest'
         '401':
@@ -5750,7 +5902,12 @@ paths:
       - fleet
       operationId: fleetReleaseDevice
       summary: Stop keeping the device connected
-      description: The MQTT command `unkeep`.
+      description: |
+        The MQTT command `unkeep`; for a device the fleet keeps (or with
+        `?fleet=true`), ends the fleet's keep instead (204, no `Gateway`
+        header): its holder disconnects it and lets it go.
+      parameters:
+      - $ref: '#/components/parameters/FleetQuery'
       responses:
         '204':
           description: No longer kept (the answering gateway is in the `Gateway` header).
@@ -5777,7 +5934,9 @@ paths:
         The events every gateway of the fleet publishes on the broker
         (connections, devices discovered, updated and lost, characteristic
         values the MQTT bridge publishes, adapter and BlueZ state) and
-        `gateway-status` (`status`: `online` or `offline`), each with a
+        `gateway-status` (`status`: `online` or `offline`), and
+        `fleet-owner` (`owner`, `epoch`, `action`: a change of the gateway
+        that holds a device the fleet keeps), each with a
         `gateway` member naming who published it. The first request makes
         this gateway follow the fleet's event topics from then on. Ids are
         this gateway's, given as events arrive; `Last-Event-ID` replays what
@@ -5843,6 +6002,15 @@ components:
         type: string
         pattern: ^hci[0-9]{1,4}$
         example: hci0
+    FleetQuery:
+      name: fleet
+      in: query
+      description: '`true`: the fleet''s keep (docs/fleet.md, "Kept by the fleet").'
+      schema:
+        type: string
+        enum:
+        - 'true'
+        - 'false'
     AdapterQuery:
       name: adapter
       in: query
@@ -7047,6 +7215,59 @@ components:
         self:
           type: boolean
           description: It is the gateway answering this request.
+    FleetPin:
+      type:
+      - string
+      - 'null'
+      description: Only this gateway (`hall`) or adapter (`hall/hci1`) holds the device.
+      maxLength: 256
+      pattern: ^[^/]+(/[^/]+)?$
+    FleetPrefer:
+      type:
+      - string
+      - 'null'
+      description: This gateway holds the device whenever it hears it, whatever the others' signal.
+      maxLength: 128
+      pattern: ^[^/]+$
+    FleetSubscriptions:
+      type: array
+      maxItems: 32
+      description: The holder subscribes to these (standing subscriptions there) while it holds the device,
+        so the values follow it.
+      items:
+        type: object
+        additionalProperties: false
+        required:
+        - characteristic
+        properties:
+          characteristic:
+            $ref: '#/components/schemas/AttributeName'
+          service:
+            $ref: '#/components/schemas/UUIDInput'
+    FleetKeep:
+      type: object
+      description: The fleet's wish to keep a device (docs/fleet.md, "Kept by the fleet"), retained on
+        the broker.
+      required:
+      - address
+      - pin
+      - prefer
+      - subscriptions
+      properties:
+        address:
+          $ref: '#/components/schemas/Address'
+        pin:
+          $ref: '#/components/schemas/FleetPin'
+        prefer:
+          $ref: '#/components/schemas/FleetPrefer'
+        subscriptions:
+          $ref: '#/components/schemas/FleetSubscriptions'
+        max_attempts:
+          type: integer
+          minimum: 1
+          maximum: 1000000
+        label:
+          $ref: '#/components/schemas/Label'
     FleetDevice:
       type: object
       required:
@@ -7055,6 +7276,9 @@ components:
       - connected_on
       - kept
       - kept_by
+      - fleet_keep
+      - owner
+      - owner_epoch
       properties:
         address:
           $ref: '#/components/schemas/Address'
@@ -7097,7 +7321,23 @@ components:
             type: string
         kept:
           type: boolean
-          description: Some gateway keeps it connected.
+          description: Some gateway keeps it connected
+          or the fleet does.: null
+        fleet_keep:
+          oneOf:
+          - $ref: '#/components/schemas/FleetKeep'
+          - type: 'null'
+          description: The fleet's wish, when the fleet keeps the device.
+        owner:
+          type:
+          - string
+          - 'null'
+          description: The gateway that holds the device for the fleet
+          if one does.: null
+        owner_epoch:
+          type: integer
+          minimum: 0
+          description: How many holders it has had (each accepted take adds one).
         kept_by:
           type: array
           items:

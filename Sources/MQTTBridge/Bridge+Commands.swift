@@ -140,11 +140,14 @@ extension Bridge {
             return await api.send("POST", "\(device)/\(command)" + Self.queryString(query))
         case "keep":
             // The keep route reads these fields itself, with its own 400s.
-            let body = ["max_attempts", "label"].compactMap { key in object[key].json.map { (key, $0) } }
+            let body = ["max_attempts", "label", "fleet", "pin", "prefer", "subscriptions"].compactMap { key in
+                object[key].json.map { (key, $0) }
+            }
             return await api.send("PUT", "\(device)/keep" + Self.queryString(query), json: JSON.object(body).bytes)
         case "keep-status":
             return await api.send("GET", "\(device)/keep" + Self.queryString(query))
         case "unkeep":
+            if try object["fleet"].bool() == true { query.append(("fleet", "true")) }
             return await api.send("DELETE", "\(device)/keep" + Self.queryString(query))
         case "read", "write", "subscribe", "unsubscribe":
             guard let characteristic = try object["characteristic"].string() else {

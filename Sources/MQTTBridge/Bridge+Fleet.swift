@@ -73,6 +73,7 @@ extension Bridge {
                 let event = "{\"type\":\"gateway-status\",\"timestamp\":\(Self.quoted(Date().ISO8601Format())),\"status\":\(Self.quoted(message.payloadText))}"
                 self.handOver(Message(topic: message.topic, payload: Array(event.utf8)), from: gateway)
             }
+            self.noteFleetStatus(gateway, online: isOnline)
             let reopened = self.fleet.withLock { view in
                 view.setStatus(gateway, online: isOnline)
                 return isOnline ? [] : view.reopen(wonBy: gateway)
@@ -127,6 +128,7 @@ extension Bridge {
             [weak self] message in
             self?.receiveClaim(message)
         }
+        try await followFleetKeeps()
         guard configuration.commands else { return }
         _ = try await client.subscribe(topics.fleetCommands, qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in

@@ -17,7 +17,18 @@ extension Bridge: FleetAccess {
     }
 
     public func devices() -> [FleetDevice] {
-        directory.withLock { $0.devices(now: Date()) }
+        var devices = directory.withLock { $0.devices(now: Date()) }
+        let listed = Set(devices.map(\.address))
+        for address in fleetKeptAddresses().subtracting(listed) {
+            devices.append(FleetDevice(address: address, heardBy: [], connectedOn: [], keptBy: []))
+        }
+        for index in devices.indices {
+            let (wish, record) = fleetKeepState(devices[index].address)
+            devices[index].fleetKeep = wish
+            devices[index].owner = record.owner
+            devices[index].ownerEpoch = record.epoch
+        }
+        return devices.sorted { $0.address < $1.address }
     }
 
     /// Publishes `command` to `<prefix>/any/cmd/<name>` (QoS 1, with this

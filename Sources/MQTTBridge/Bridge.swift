@@ -45,6 +45,11 @@ public final class Bridge: Sendable {
     let fleetReplies = Mutex<[[UInt8]: Promise<FleetAnswer, FleetError>]>([:])
     /// Where the fleet's events go once `/v1/fleet/events` follows them.
     let eventSink = Mutex<(@Sendable (FleetEvent) -> Void)?>(nil)
+    /// The devices the fleet keeps, who holds them, and this gateway's part.
+    let fleetKeeps = Mutex(FleetKeeping())
+    /// The instant heartbeats count from (their payload is this gateway's
+    /// own monotonic time, read only by itself).
+    let clockBase = ContinuousClock.now
     /// The keep topics published (device to payload).
     let publishedKeeps = Mutex<[String: String]>([:])
     /// What Home Assistant has been told (with `--mqtt-homeassistant`).
@@ -116,6 +121,7 @@ public final class Bridge: Sendable {
             for await state in states where state == .connected {
                 _ = try? client.publish(status, payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
                 self?.announceState()
+                self?.announceHolds()
             }
         }
         let pump = Task { [weak self] in
@@ -135,6 +141,7 @@ public final class Bridge: Sendable {
                 }
                 self.expireFleetRequests(now: .now)
                 self.publishKeepChanges()
+                self.tendFleetKeeps(now: .now)
             }
         }
         tasks.withLock { $0 += [announce, pump, flusher] }
@@ -158,6 +165,9 @@ public final class Bridge: Sendable {
             return Array(subscriptions.values)
         }
         for task in notifications { task.cancel() }
+        // Held devices go back to the fleet, disconnected, before this
+        // gateway says it is offline.
+        await releaseAllHolds()
         if client.connectionState.isConnected {
             clearAllPresence()
             clearAllKeeps()
@@ -180,6 +190,7 @@ public final class Bridge: Sendable {
         guard let route = topics.route(event, valueQoS: configuration.valueQoS) else { return }
         if event.type == "device-discovered" || event.type == "device-updated", let device = event.device {
             if let rssi = event.rssi { publishPresence(device: device, adapter: event.adapter, rssi: rssi) }
+            noteHeardLocally(device)
             let now = ContinuousClock.now
             guard let item = throttle.withLock({ $0.offer(device: device, topic: route.topic, json: event.json, now: now) })
             else { return }

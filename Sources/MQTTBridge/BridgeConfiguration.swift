@@ -31,6 +31,19 @@ public struct BridgeConfiguration: Sendable {
     public var claimHoldTime: Duration
     /// Fleet requests and claims are forgotten after this long.
     public var fleetRequestLifetime: Duration
+    /// Fleet keeps (docs/fleet.md, "Kept by the fleet"): a gateway hears a
+    /// device better than its holder by this many dB (moving averages)
+    /// before the holder hands it over (habluetooth's 16 dB).
+    public var roamMargin: Double
+    /// A holder whose link has been down this long, and which has not
+    /// heard the device since, gives it up to a gateway that hears it.
+    public var roamLostAfter: Duration
+    /// A holder gives a device up after this many failed attempts in a row
+    /// (when the keep names no `max_attempts`) if another gateway hears it.
+    public var roamFailedAttempts: Int
+    /// A gateway that gave a device up (lost or failed) is passed over for
+    /// it this long while another will do.
+    public var roamPenalty: Duration
     /// Home Assistant MQTT discovery under this prefix (`homeassistant`),
     /// or nil for none.
     public var homeAssistant: String?
@@ -66,6 +79,10 @@ public struct BridgeConfiguration: Sendable {
         presenceFreshness = .seconds(60)
         claimHoldTime = .seconds(30)
         fleetRequestLifetime = .seconds(300)
+        roamMargin = 16
+        roamLostAfter = .seconds(3)
+        roamFailedAttempts = 3
+        roamPenalty = .seconds(60)
         commands = false
         commandConcurrency = 16
         commandQueueLength = 256

@@ -116,6 +116,16 @@ struct FleetDirectory {
         }
     }
 
+    /// The hearings of a device, for choosing who holds it: every presence
+    /// not cleared, fresh or not. A presence is published again only when
+    /// an advertisement changes the RSSI BlueZ reports (bluetoothd itself
+    /// reports a change only past a threshold), so a device that sits
+    /// still is heard with no new presence for minutes; its gateway clears
+    /// the presence when bluetoothd loses the device, or when it stops.
+    func hearings(of device: String) -> [OwnerChoice.Hearing] {
+        (hearing[device] ?? [:]).map { OwnerChoice.Hearing(gateway: $0.key, average: $0.value.average) }
+    }
+
     private func isFresh(_ entry: Hearing, now: Date) -> Bool {
         now.timeIntervalSince(entry.lastSeen) < Double(presenceFreshness.components.seconds)
     }

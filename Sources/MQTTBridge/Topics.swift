@@ -27,6 +27,15 @@ struct Topics {
     /// command that names none).
     var fleetClaims: String { "\(prefix)/any/claims/+" }
     func fleetClaim(_ device: String?) -> String { "\(prefix)/any/claims/\(device ?? "none")" }
+    /// The fleet's wish to keep a device (retained).
+    var fleetKeeps: String { "\(prefix)/any/keep/+" }
+    func fleetKeep(_ device: String) -> String { "\(prefix)/any/keep/\(device)" }
+    /// Who holds a fleet-kept device: take, hold and release.
+    var fleetOwners: String { "\(prefix)/any/owner/+" }
+    func fleetOwner(_ device: String) -> String { "\(prefix)/any/owner/\(device)" }
+    /// This gateway's heartbeat, which it follows itself: its echo proves
+    /// the broker still hears it.
+    var heartbeat: String { "\(base)/heartbeat" }
     /// Where answers go when a request names no response topic.
     func response(_ command: String) -> String { "\(base)/responses/\(command)" }
 

@@ -83,10 +83,19 @@ struct MQTTOptions: ParsableArguments {
             valueName: "scans|passive"))
     var presence = "scans"
 
+    @Option(
+        .mqttRoamMargin,
+        help: ArgumentHelp(
+            "dB by which another gateway must hear a fleet-kept device better than its holder (moving averages) to take it over (0 to 60).",
+            discussion: "habluetooth's 16 dB by default: a margin well above the noise of RSSI keeps a device from flapping between gateways (docs/fleet.md, Kept by the fleet).",
+            valueName: "dB"))
+    var roamMargin = 16
+
     func validate() throws {
         guard PresenceSource(rawValue: presence) != nil else {
             throw ValidationError("--mqtt-presence is scans or passive, not '\(presence)'")
         }
+        guard (0...60).contains(roamMargin) else { throw ValidationError("--mqtt-roam-margin must be 0 to 60 dB") }
         guard (5...65535).contains(keepAlive) else { throw ValidationError("--mqtt-keepalive must be 5 to 65535 seconds") }
         if (certificateFile == nil) != (keyFile == nil) {
             throw ValidationError("--mqtt-cert and --mqtt-key go together")

@@ -67,6 +67,7 @@ struct MQTTSettings {
         bridge.commands = options.commands
         if options.homeAssistant { bridge.homeAssistant = "homeassistant" }
         bridge.presenceSource = PresenceSource(rawValue: options.presence) ?? .scans
+        bridge.roamMargin = Double(options.roamMargin)
     }
 
     /// One MQTT topic level of safe characters; `any` addresses the fleet.

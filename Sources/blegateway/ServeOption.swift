@@ -55,6 +55,7 @@ enum ServeOption: String, CaseIterable {
     case mqttCommands = "mqtt-commands"
     case mqttHomeAssistant = "mqtt-homeassistant"
     case mqttPresence = "mqtt-presence"
+    case mqttRoamMargin = "mqtt-roam-margin"
     case notifyPath = "notify-path"
     case presenceTimeout = "presence-timeout"
     case printConfig = "print-config"

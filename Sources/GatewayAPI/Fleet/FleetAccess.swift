@@ -15,4 +15,20 @@ public protocol FleetAccess: Sendable {
     /// Starts handing every event the fleet's gateways publish to `sink`,
     /// in the order this gateway receives them. Called once.
     func followEvents(_ sink: @escaping @Sendable (FleetEvent) -> Void) async throws(FleetError)
+    /// Publishes the fleet's wish to keep a device (retained on the broker),
+    /// returning once the broker has it.
+    func keepByFleet(_ keep: FleetKeep) async throws(FleetError)
+    /// Clears the fleet's wish for `address`; false if the fleet did not
+    /// keep it.
+    func unkeepByFleet(_ address: String) async throws(FleetError) -> Bool
+}
+
+extension FleetAccess {
+    public func keepByFleet(_ keep: FleetKeep) async throws(FleetError) {
+        throw .unavailable("this fleet does not keep devices")
+    }
+
+    public func unkeepByFleet(_ address: String) async throws(FleetError) -> Bool {
+        throw .unavailable("this fleet does not keep devices")
+    }
 }

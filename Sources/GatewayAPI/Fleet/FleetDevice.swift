@@ -53,11 +53,23 @@ public struct FleetDevice: Sendable, Hashable {
     /// The gateways whose retained connection topic says connected.
     public var connectedOn: [String]
     public var keptBy: [Keeping]
+    /// The fleet's wish when the fleet keeps it (`"fleet": true`).
+    public var fleetKeep: FleetKeep?
+    /// The gateway that holds it for the fleet, if one does, and the
+    /// number of its holding (each new holder adds one).
+    public var owner: String?
+    public var ownerEpoch: Int
 
-    public init(address: String, heardBy: [Hearing], connectedOn: [String], keptBy: [Keeping]) {
+    public init(
+        address: String, heardBy: [Hearing], connectedOn: [String], keptBy: [Keeping], fleetKeep: FleetKeep? = nil,
+        owner: String? = nil, ownerEpoch: Int = 0
+    ) {
         self.address = address
         self.heardBy = heardBy
         self.connectedOn = connectedOn
         self.keptBy = keptBy
+        self.fleetKeep = fleetKeep
+        self.owner = owner
+        self.ownerEpoch = ownerEpoch
     }
 }

@@ -53,7 +53,9 @@ extension Gateway {
                 body: ["value", "encoding", "type", "offset"].compactMap { key in body[key].json.map { (key, $0) } })
         }
         router.put(device + "/keep") { [self] request in
-            let body = try JSONBody(request, allowed: ["max_attempts", "label"], optional: true)
+            let body = try JSONBody(request, allowed: Self.keepFields, optional: true)
+            _ = try fleetAccess()
+            if let wish = try Self.fleetKeep(try request.address(), body) { return try await keepByFleet(wish) }
             return try await forward(
                 "keep", request, body: ["max_attempts", "label"].compactMap { key in body[key].json.map { (key, $0) } })
         }
@@ -61,7 +63,13 @@ extension Gateway {
             try await forward("keep-status", request)
         }
         router.delete(device + "/keep") { [self] request in
-            try await forward("unkeep", request)
+            // A device the fleet keeps is released by the fleet, whichever
+            // gateway holds it; any other is unkept where it is kept.
+            let fleet = try fleetAccess()
+            let address = try request.address()
+            let keptByFleet = fleet.devices().contains { $0.address == address.description && $0.fleetKeep != nil }
+            if try Self.fleetQuery(request) || keptByFleet { return try await unkeepByFleet(address) }
+            return try await forward("unkeep", request)
         }
         router.get("/v1/fleet/events") { [self] request in
             let fleet = try fleetAccess()
@@ -201,7 +209,7 @@ extension Gateway {
                     })
             ),
             ("connected_on", .array(device.connectedOn.map(JSON.string))),
-            ("kept", .bool(!device.keptBy.isEmpty)),
+            ("kept", .bool(!device.keptBy.isEmpty || device.fleetKeep != nil)),
             (
                 "kept_by",
                 .array(
@@ -212,6 +220,9 @@ extension Gateway {
                         ])
                     })
             ),
+            ("fleet_keep", device.fleetKeep?.json ?? .null),
+            ("owner", device.owner.map(JSON.string) ?? .null),
+            ("owner_epoch", .int(device.ownerEpoch)),
         ])
     }
 }

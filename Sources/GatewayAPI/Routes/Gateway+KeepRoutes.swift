@@ -7,9 +7,10 @@ extension Gateway {
         // Keeping is durable before the answer: the store has committed it.
         router.put("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
-            let body = try JSONBody(request, allowed: ["max_attempts", "label"], optional: true)
+            let body = try JSONBody(request, allowed: Self.keepFields, optional: true)
             let maxAttempts = try body["max_attempts"].int(in: 1...1_000_000)
             let label = try body["label"].string(maxLength: 128)
+            if let wish = try Self.fleetKeep(address, body) { return try await keepByFleet(wish) }
             let adapter = try keptAdapter(address, requested)
             let key = Self.keptKey(adapter, address)
             let client = client(request)
@@ -44,6 +45,7 @@ extension Gateway {
         }
         router.delete("/v1/devices/{address}/keep") { [self] request in
             let (address, requested) = try deviceTarget(request)
+            if try Self.fleetQuery(request) { return try await unkeepByFleet(address) }
             let adapter = try keptAdapter(address, requested)
             var removed = false
             if let store {
