@@ -11,7 +11,11 @@ import TestSupport
         for index in scenario.devices.indices where scenario.devices[index].address.description == TestScenarios.plug {
             scenario.devices[index].pairing = Scenario.Pairing(delay: 0.5, ioCapability: "DisplayYesNo", passkey: 123_456)
         }
-        let harness = try await SimulatorHarness(scenario)
+        // bluetoothctl's steps take seconds on a loaded machine: the
+        // devices it discovered are kept for the whole session (300 s), not
+        // the harness's scaled-down 3 s, so "scan off" then "pair" finds the
+        // device as it would on bluetoothd's 30 s (as in ToolTests).
+        let harness = try await SimulatorHarness(scenario, options: SimulatorOptions(temporaryTimeout: 30_000))
         defer { Task { await harness.close() } }
         let ctl = try ChildProcess(["bluetoothctl"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": harness.bus.address])
         defer { ctl.kill() }
