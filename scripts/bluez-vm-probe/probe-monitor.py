@@ -228,7 +228,7 @@ other = dbus.bus.BusConnection(addr)
 other_app = App(other, "/org/blegateway/other")
 other_app.add("other", {"Type": t("or_patterns"), "Patterns": dbus.Array([MANUFACTURER], signature="(yyay)")})
 other_proxy = dbus.Interface(other.get_object("org.bluez", A), MGR)
-done = {}
+done: dict[str, str] = {}
 other_proxy.RegisterMonitor(
     dbus.ObjectPath("/org/blegateway/other"),
     reply_handler=lambda: done.setdefault("r", "OK"),
