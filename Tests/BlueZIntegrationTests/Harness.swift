@@ -104,6 +104,25 @@ where S.Element: Sendable {
     return await task.value
 }
 
+/// Collects `sequence`'s elements for at least `minimum`, then until
+/// `enough` holds for them or `timeout` (from the start) passes: a loaded
+/// machine may deliver late what a quiet one delivers within `minimum`.
+func collect<S: AsyncSequence & Sendable>(
+    _ sequence: S, for minimum: Duration, until enough: @escaping @Sendable ([S.Element]) -> Bool,
+    timeout: Duration = .seconds(60)
+) async -> [S.Element] where S.Element: Sendable {
+    let items = Recorded<[S.Element]>([])
+    let task = Task {
+        do { for try await item in sequence { items.value.withLock { $0.append(item) } } } catch {}
+    }
+    let start = ContinuousClock.now
+    try? await Task.sleep(for: minimum)
+    _ = await eventually(timeout - (ContinuousClock.now - start)) { enough(items.value.withLock { $0 }) }
+    task.cancel()
+    await task.value
+    return items.value.withLock { $0 }
+}
+
 /// Polls `condition` until it holds or `timeout` passes.
 func eventually(_ timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout

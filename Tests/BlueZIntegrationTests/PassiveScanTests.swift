@@ -21,7 +21,7 @@ import Testing
                 try? await Task.sleep(for: .milliseconds(20))
             }
         }
-        let seen = await collect(session, for: .milliseconds(1500))
+        let seen = await collect(session, for: .milliseconds(1500)) { $0.contains { Self.address($0) == Harness.strap } }
         watcher.cancel()
         #expect(Set(seen.compactMap(Self.address)) == [Harness.strap])
         if case .discovered = seen.first {} else { Issue.record("first event is not .discovered: \(seen.prefix(2))") }
@@ -35,7 +35,7 @@ import Testing
         filter.manufacturerID = 0x004c
         let session = try await harness.central.scan(
             filter: filter, mode: .passive(patterns: AdvertisementPattern.derived(from: filter)))
-        let seen = await collect(session, for: .milliseconds(1500))
+        let seen = await collect(session, for: .milliseconds(1500)) { $0.contains { Self.address($0) == Harness.beacon } }
         #expect(Set(seen.compactMap(Self.address)) == [Harness.beacon])
         await harness.shutdown()
     }
@@ -69,11 +69,14 @@ import Testing
                 try? await Task.sleep(for: .milliseconds(20))
             }
         }
-        let seen = await collect(session, for: .milliseconds(3000))
+        // On and off at least twice: windows, not one long scan. Waited
+        // for, not timed: on a loaded machine a window can start late.
+        let seen = await collect(session, for: .zero) { events in
+            states.value.withLock { $0.count(where: { $0 }) >= 2 } && events.contains { Self.address($0) == Harness.strap }
+        }
         watcher.cancel()
-        #expect(seen.compactMap(Self.address).contains(Harness.strap))
-        // On and off at least twice: windows, not one long scan.
         let changes = states.value.withLock { $0 }
+        #expect(seen.compactMap(Self.address).contains(Harness.strap))
         #expect(changes.count(where: { $0 }) >= 2, "discovering went \(changes)")
         #expect(await eventually { harness.central.adapters().first?.discovering == false })
         await harness.shutdown()
@@ -95,7 +98,7 @@ import Testing
     @Test func theMonitorIsRegisteredAgainAfterBluetoothdRestarts() async throws {
         let harness = try await Harness(options: Self.experimental)
         let session = try await harness.central.scan(mode: .passive(patterns: [Self.heartRatePattern]))
-        let events = Task { await collect(session, for: .seconds(6)) }
+        let events = Task { await collect(session, for: .seconds(6), until: Self.heardAgainAfterResuming) }
         try await Task.sleep(for: .milliseconds(800))
         try await harness.simulator.restart()
         let seen = await events.value
@@ -113,7 +116,7 @@ import Testing
         let harness = try await Harness(options: Self.experimental)
         let central = harness.central
         let session = try await central.scan(mode: .passive(patterns: [Self.heartRatePattern]))
-        let events = Task { await collect(session, for: .seconds(4)) }
+        let events = Task { await collect(session, for: .seconds(4), until: Self.heardAgainAfterResuming) }
         try await Task.sleep(for: .milliseconds(500))
         harness.connection.close()
         #expect(await eventually { if case .busDisconnected = central.availability { true } else { false } })
@@ -138,11 +141,17 @@ import Testing
         for _ in 0..<3 {
             let session = try await harness.central.scan(mode: .passive(patterns: [Self.heartRatePattern]))
             #expect(harness.connection.objects.paths(under: root).count == 1)
-            let seen = await collect(session, for: .milliseconds(600))
+            let seen = await collect(session, for: .milliseconds(600)) { $0.contains { Self.address($0) == Harness.strap } }
             #expect(seen.compactMap(Self.address).contains(Harness.strap))
             #expect(await eventually { harness.connection.objects.paths(under: root).isEmpty })
         }
         await harness.shutdown()
+    }
+
+    /// The strap heard again after the session resumed.
+    @Sendable static func heardAgainAfterResuming(_ events: [DiscoveryEvent]) -> Bool {
+        guard let resumed = events.firstIndex(where: { $0 == .resumed }) else { return false }
+        return events[resumed...].contains { address($0) == Harness.strap }
     }
 
     static func address(_ event: DiscoveryEvent) -> BluetoothAddress? {

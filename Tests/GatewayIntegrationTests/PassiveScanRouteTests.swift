@@ -24,7 +24,7 @@ import Testing
     @Test func aTimedPassiveScanDerivesItsPatternsFromTheFilter() async throws {
         let gateway = try await GatewayUnderTest.start(experimental: true)
         let scan = try await gateway.request(
-            "POST", "/v1/scan", json: #"{"duration_ms":1500,"mode":"passive","services":["180d"]}"#)
+            "POST", "/v1/scan", json: #"{"duration_ms":3000,"mode":"passive","services":["180d"]}"#)
         #expect(scan.status == 200, "\(scan)")
         #expect(Self.addresses(scan) == [TestScenario.strap])
         #expect(scan.object["mode"] as? String == "passive")
@@ -54,9 +54,11 @@ import Testing
 
     @Test func theLowDutyFallbackFindsDevicesWithoutAMonitor() async throws {
         let gateway = try await GatewayUnderTest.start()
+        // A timed scan: long enough (most of the first 10 s window) that a
+        // loaded machine's late start of discovery still hears the strap.
         let scan = try await gateway.request(
             "POST", "/v1/scan",
-            json: #"{"duration_ms":2500,"mode":"passive","patterns":["0:ff:6b00"],"fallback":"low-duty","services":["180d"]}"#)
+            json: #"{"duration_ms":7000,"mode":"passive","patterns":["0:ff:6b00"],"fallback":"low-duty","services":["180d"]}"#)
         #expect(scan.status == 200, "\(scan)")
         #expect(Self.addresses(scan) == [TestScenario.strap])
         await gateway.stop()
