@@ -213,11 +213,22 @@ extension Bridge {
             // Values reach MQTT through the event feed; this task only keeps
             // the subscription open until it ends or is cancelled.
             let task = Task { [weak self] in
+                var end: (reason: String, detail: String)?
                 do {
                     for try await _ in subscription {}
-                } catch {}
-                _ = self?.subscriptions.withLock { $0.removeValue(forKey: key) }
-                if let lease { _ = self?.heldLeases.withLock { $0.removeValue(forKey: lease.id) } }
+                } catch {
+                    end = Gateway.subscriptionEnded(by: error)
+                }
+                guard let self else { return }
+                _ = self.subscriptions.withLock { $0.removeValue(forKey: key) }
+                // A lease given back or expired is gone already; one whose
+                // subscription ended by itself (the device disconnected, the
+                // characteristic went away) is told to its serving gateway.
+                if let lease, let held = self.heldLeases.withLock({ $0.removeValue(forKey: lease.id) }),
+                    let end, !Task.isCancelled
+                {
+                    self.tellLeaseEnded(lease.id, to: held.servingGateway, reason: end.reason, detail: end.detail)
+                }
             }
             if let lease, let serving = lease.id.split(separator: "/").first {
                 heldLeases.withLock {

@@ -161,6 +161,34 @@ extension Bridge {
         }
     }
 
+    /// Tells the serving gateway that a lease's subscription ended by itself,
+    /// on its fleet reply topic: its stream ends with the same reason a
+    /// local stream gives.
+    func tellLeaseEnded(_ id: String, to serving: String, reason: String, detail: String) {
+        let payload = JSON.object([("lease", .string(id)), ("reason", .string(reason)), ("detail", .string(detail))])
+        _ = try? client.publish(
+            "\(configuration.replyTopicPrefix)\(serving)/fleet", payload: payload.bytes, qos: .atLeastOnce,
+            properties: MessageProperties(
+                correlationData: Array("lease:\(id)".utf8), contentType: "application/json",
+                userProperties: [
+                    UserProperty(Self.leaseEndedProperty, id), UserProperty("gateway", configuration.gatewayID),
+                ]))
+    }
+
+    /// A holder's word that a lease of this gateway's ended: the stream ends
+    /// with its reason, if that holder holds it.
+    func receiveLeaseEnded(_ id: String, _ message: Message) {
+        let holder = message.properties.userProperties.last { $0.name == "gateway" }?.value
+        guard servedStreams.withLock({ $0.streams[id]?.holder }) == holder else { return }
+        let object = Self.object(message.payload)
+        let reason = ((try? object["reason"].string()) ?? nil) ?? "failed"
+        let detail = ((try? object["detail"].string()) ?? nil) ?? ""
+        endServedStream(id, event: .ended(reason: reason, detail: detail))
+    }
+
+    /// The user property of a holder's word that a lease ended.
+    static let leaseEndedProperty = "lease-ended"
+
     /// Renews one lease (a `subscribe` that names a lease this gateway holds).
     func renewLease(_ id: String, now: ContinuousClock.Instant) {
         heldLeases.withLock { leases in
