@@ -98,6 +98,22 @@ import TestSupport
         #expect(try await Self.deliver(0x33, on: b, to: second, hex: "Mw=="))
         #expect(try await Self.notifying(b) == true)
 
+        // A plain MQTT subscribe and unsubscribe on g-b (the one shared
+        // subscription) leave the lease's alone.
+        let replies = try await broker.mosquittoSub("blegateway/replies/plain", id: "plain", format: "%D %P %p")
+        defer { replies.kill() }
+        for (command, id) in [("subscribe", "p1"), ("unsubscribe", "p2")] {
+            try await broker.mosquittoPub([
+                "-t", "blegateway/g-b/cmd/\(command)", "-q", "1",
+                "-m", #"{"address":"\#(Self.onlyB)","characteristic":"2a19"}"#,
+                "-D", "publish", "response-topic", "blegateway/replies/plain", "-D", "publish", "correlation-data", id,
+                "-D", "publish", "user-property", "api-key", FleetHTTPTests.key,
+            ])
+            #expect(await replies.waitForOutput(containing: "\(id) status:200", timeout: .seconds(30)), "\(replies.standardOutput)")
+        }
+        #expect(try await Self.deliver(0x34, on: b, to: second, hex: "NA=="))
+        #expect(try await Self.notifying(b) == true)
+
         // The last client leaves: its lease is given back at once, well
         // before its 15 s time to live.
         let left = ContinuousClock.now
