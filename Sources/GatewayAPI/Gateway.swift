@@ -171,6 +171,7 @@ public final class Gateway: Sendable {
         addSubscriptionRoutes(to: &router)
         addPeripheralRoutes(to: &router)
         addFleetRoutes(to: &router)
+        addFleetNotificationRoutes(to: &router)
         return router
     }
 }

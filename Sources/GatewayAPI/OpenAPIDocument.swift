@@ -1807,6 +1807,59 @@ paths:
         "503": { $ref: "#/components/responses/FleetUnavailable" }
         "504": { $ref: "#/components/responses/FleetTimeout" }
 
+  /v1/fleet/devices/{address}/characteristics/{characteristic}/notifications:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/Characteristic"
+      - $ref: "#/components/parameters/ServiceQuery"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    get:
+      tags: [fleet]
+      operationId: fleetNotificationStream
+      summary: Stream notifications through the gateway that has the device
+      description: |
+        The MQTT command `subscribe` with a `lease` (`<this gateway>/<stream>`)
+        and `ttl_ms` (15000), carried as `connect` is. The gateway that
+        answers holds a subscription of its own for this stream (ending it
+        ends no other), renewed every 5 s by this gateway
+        (`<prefix>/<id>/leases`) and dropped when the client leaves
+        (`unsubscribe` with the lease) or when no renewal came for 15 s.
+        Its values reach this stream from its value topic, with this
+        gateway's ids: the same `notification` events and `Notification`
+        objects as `/v1/devices/…/notifications`. The stream ends with
+        `subscription-ended`: `disconnected` when the device leaves that
+        gateway (a fleet keep roaming, a lost link; open the stream again
+        to follow it), `gateway-offline` when that gateway goes offline,
+        `gateway-stopping`, `duration-elapsed`. A failure (device not
+        connected there, no such characteristic, cannot notify) is that
+        gateway's answer, before any stream (docs/fleet.md, "Notifications
+        through the fleet").
+      parameters:
+        - $ref: "#/components/parameters/Encoding"
+        - $ref: "#/components/parameters/StreamDuration"
+        - $ref: "#/components/parameters/StreamBuffer"
+        - name: format
+          in: query
+          description: As on `/v1/devices/…/notifications`.
+          schema: { type: string, enum: [event, value] }
+      responses:
+        "200":
+          description: |
+            A `text/event-stream` of notifications; the gateway that holds
+            the subscription is in the `Gateway` header.
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+          content:
+            text/event-stream:
+              itemSchema: { $ref: "#/components/schemas/NotificationStreamEvent" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
   /v1/fleet/devices/{address}/characteristics/{characteristic}/value:
     parameters:
       - $ref: "#/components/parameters/Address"
@@ -2857,7 +2910,7 @@ components:
       type: object
       required: [reason]
       properties:
-        reason: { type: string, enum: [disconnected, device-removed, bluez-restarted, bluez-unavailable, gateway-stopping, duration-elapsed, failed] }
+        reason: { type: string, enum: [disconnected, device-removed, bluez-restarted, bluez-unavailable, gateway-stopping, gateway-offline, duration-elapsed, failed] }
         detail: { type: string }
 
     EventType:
@@ -5746,6 +5799,84 @@ paths:
           $ref: '#/components/responses/FleetUnavailable'
         '504':
           $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/characteristics/{characteristic}/notifications:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/Characteristic'
+    - $ref: '#/components/parameters/ServiceQuery'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    get:
+      tags:
+      - fleet
+      operationId: fleetNotificationStream
+      summary: Stream notifications through the gateway that has the device
+      description: |
+        The MQTT command `subscribe` with a `lease` (`<this gateway>/<stream>`)
+        and `ttl_ms` (15000), carried as `connect` is. The gateway that
+        answers holds a subscription of its own for this stream (ending it
+        ends no other), renewed every 5 s by this gateway
+        (`<prefix>/<id>/leases`) and dropped when the client leaves
+        (`unsubscribe` with the lease) or when no renewal came for 15 s.
+        Its values reach this stream from its value topic, with this
+        gateway's ids: the same `notification` events and `Notification`
+        objects as `/v1/devices/…/notifications`. The stream ends with
+        `subscription-ended`: `disconnected` when the device leaves that
+        gateway (a fleet keep roaming, a lost link; open the stream again
+        to follow it), `gateway-offline` when that gateway goes offline,
+        `gateway-stopping`, `duration-elapsed`. A failure (device not
+        connected there, no such characteristic, cannot notify) is that
+        gateway's answer, before any stream (docs/fleet.md, "Notifications
+        through the fleet").
+      parameters:
+      - $ref: '#/components/parameters/Encoding'
+      - $ref: '#/components/parameters/StreamDuration'
+      - $ref: '#/components/parameters/StreamBuffer'
+      - name: format
+        in: query
+        description: As on `/v1/devices/…/notifications`.
+        schema:
+          type: string
+          enum:
+          - event
+          - value
+      responses:
+        '200':
+          description: |
+            A `text/event-stream` of notifications; the gateway that holds
+            the subscription is in the `Gateway` header.
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+          content:
+            text/event-stream:
+              schema:
+                type: string
+                description: |-
+                  Server-Sent Events (`text/event-stream`): blocks of `id:` (the gateway-wide event id), `event:` (the type) and one `data:` line of JSON, and `:` comment heartbeats. Events, and what `data` holds:
+
+                  - `notification`: JSON
+                  - `subscription-interrupted`: `SubscriptionEnded`
+                  - `subscription-resumed`: `{}`
+                  - `subscription-ended`: `SubscriptionEnded`
+
+                  (`NotificationStreamEvent` in components describes one event; OpenAPI 3.2's `itemSchema` in /openapi.yaml.)
+              x-event-schema:
+                $ref: '#/components/schemas/NotificationStreamEvent'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '502':
+          $ref: '#/components/responses/PeripheralFailed'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
   /v1/fleet/devices/{address}/characteristics/{characteristic}/value:
     parameters:
     - $ref: '#/components/parameters/Address'
@@ -7411,6 +7542,7 @@ components:
           - bluez-restarted
           - bluez-unavailable
           - gateway-stopping
+          - gateway-offline
           - duration-elapsed
           - failed
         detail:

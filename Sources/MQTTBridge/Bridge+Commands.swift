@@ -155,9 +155,10 @@ extension Bridge {
             }
             let service = try object["service"].string()
             if command == "subscribe" || command == "unsubscribe" {
+                let lease = try Self.lease(in: object)
                 return await notifications(
                     command == "subscribe", address: address, characteristic: characteristic, service: service,
-                    adapter: adapter, instance: instance)
+                    adapter: adapter, lease: lease, instance: instance)
             }
             if let service { query.append(("service", service)) }
             let path = "\(device)/characteristics/\(Self.escaped(characteristic))/value"
@@ -177,13 +178,22 @@ extension Bridge {
     /// `…/devices/<address>/characteristics/<uuid>` until `unsubscribe`, the
     /// device disconnects, or the bridge stops. Subscribing twice is one
     /// subscription.
+    ///
+    /// With a `lease` (docs/fleet.md, "Notifications through the fleet"):
+    /// a subscription of its own, for another gateway's stream, that lasts
+    /// until `unsubscribe` with the same lease, the lease's `ttl_ms` without
+    /// a renewal, or the device's disconnection; ending it ends no other
+    /// subscription. Subscribing again with the lease renews it.
     private func notifications(
         _ subscribe: Bool, address: String, characteristic: String, service: String?, adapter: String?,
-        instance: String
+        lease: (id: String, ttl: Duration)? = nil, instance: String
     ) async -> LocalAPI.Answer {
-        let key = [address.uppercased(), characteristic.lowercased(), service?.lowercased() ?? "", adapter ?? ""]
+        let key =
+            lease.map { HeldLease.key($0.id) }
+            ?? [address.uppercased(), characteristic.lowercased(), service?.lowercased() ?? "", adapter ?? ""]
             .joined(separator: "|")
         guard subscribe else {
+            if let lease { _ = heldLeases.withLock { $0.removeValue(forKey: lease.id) } }
             let task = subscriptions.withLock { $0.removeValue(forKey: key) }
             task?.cancel()
             return LocalAPI.Answer(
@@ -191,6 +201,7 @@ extension Bridge {
                 body: Array(#"{"subscribed":false}"#.utf8))
         }
         if subscriptions.withLock({ $0[key] != nil }) {
+            if let lease { renewLease(lease.id, now: .now) }
             return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
         }
         let result = await gateway.subscribeForBridge(
@@ -202,18 +213,67 @@ extension Bridge {
             // Values reach MQTT through the event feed; this task only keeps
             // the subscription open until it ends or is cancelled.
             let task = Task { [weak self] in
+                var end: (reason: String, detail: String)?
                 do {
                     for try await _ in subscription {}
-                } catch {}
-                _ = self?.subscriptions.withLock { $0.removeValue(forKey: key) }
+                } catch {
+                    end = Gateway.subscriptionEnded(by: error)
+                }
+                guard let self else { return }
+                _ = self.subscriptions.withLock { $0.removeValue(forKey: key) }
+                // A lease given back or expired is gone already; one whose
+                // subscription ended by itself (the device disconnected, the
+                // characteristic went away) is told to its serving gateway.
+                if let lease, let held = self.heldLeases.withLock({ $0.removeValue(forKey: lease.id) }),
+                    let end, !Task.isCancelled
+                {
+                    self.tellLeaseEnded(lease.id, to: held.servingGateway, reason: end.reason, detail: end.detail)
+                }
+            }
+            if let lease, let serving = lease.id.split(separator: "/").first {
+                heldLeases.withLock {
+                    $0[lease.id] = HeldLease(servingGateway: String(serving), ttl: lease.ttl, expires: .now + lease.ttl)
+                }
             }
             let previous = subscriptions.withLock { subscriptions -> Task<Void, Never>? in
                 defer { subscriptions[key] = task }
                 return subscriptions[key]
             }
             previous?.cancel()
-            return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
+            guard let lease else {
+                return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
+            }
+            // The serving gateway follows the value topic this names.
+            var members: [(String, JSON)] = [
+                ("subscribed", .bool(true)), ("lease", .string(lease.id)),
+                ("ttl_ms", .int(lease.ttl.milliseconds)),
+                ("address", .string(subscription.device.description)), ("adapter", .string(subscription.adapter)),
+                ("characteristic", .string(subscription.characteristic.uuid.uuidString)),
+            ]
+            if let service { members.append(("service", .string(service))) }
+            return LocalAPI.Answer(status: 200, contentType: "application/json", body: JSON.object(members).bytes)
         }
+    }
+
+    /// The `lease` and `ttl_ms` of a `subscribe` or `unsubscribe`: a lease
+    /// id is `<serving gateway>/<stream>`; its time to live is 1 s to 10 min,
+    /// `defaultLeaseTime` without one.
+    private static func lease(in object: JSONField) throws(Problem) -> (id: String, ttl: Duration)? {
+        guard let id = try object["lease"].string() else {
+            if object["ttl_ms"].json != nil { throw Problem.invalidParameter("ttl_ms", "is for a lease: give `lease` too") }
+            return nil
+        }
+        let levels = id.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count == 2, levels.allSatisfy({ !$0.isEmpty }), id.count <= 200,
+            !id.contains(where: { "+#".contains($0) })
+        else {
+            throw Problem.invalidParameter("lease", "must be <gateway>/<stream> (no + or #, at most 200 characters)")
+        }
+        guard object["ttl_ms"].json != nil else { return (id, defaultLeaseTime) }
+        guard let milliseconds = try? object["ttl_ms"].int(in: 1_000...600_000) else {
+            throw Problem.invalidParameter("ttl_ms", "must be 1000 to 600000 milliseconds")
+        }
+        return (id, .milliseconds(milliseconds))
     }
 
     private func problem(_ problem: BridgeProblem) -> LocalAPI.Answer {

@@ -130,6 +130,10 @@ extension Bridge {
         }
         try await followFleetKeeps()
         guard configuration.commands else { return }
+        _ = try await client.subscribe(topics.fleetLeases, qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            self?.receiveLeaseRenewal(message)
+        }
         _ = try await client.subscribe(topics.fleetCommands, qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in
             self?.receiveFleetRequest(message)

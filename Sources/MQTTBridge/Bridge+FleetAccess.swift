@@ -102,6 +102,10 @@ extension Bridge: FleetAccess {
     var fleetReplyTopic: String { "\(configuration.replyTopicPrefix)\(configuration.gatewayID)/fleet" }
 
     func receiveFleetReply(_ message: Message) {
+        if let lease = message.properties.userProperties.last(where: { $0.name == Self.leaseEndedProperty })?.value {
+            receiveLeaseEnded(lease, message)
+            return
+        }
         guard let correlation = message.properties.correlationData,
             let promise = fleetReplies.withLock({ $0[correlation] })
         else { return }

@@ -35,6 +35,13 @@ public final class Bridge: Sendable {
     let throttle: Mutex<AdvertisementThrottle>
     /// Notification subscriptions made by `cmd/subscribe`, by key.
     let subscriptions = Mutex<[String: Task<Void, Never>]>([:])
+    /// Leases held for other gateways' notification streams, by lease id
+    /// (their subscriptions are in `subscriptions`).
+    let heldLeases = Mutex<[String: HeldLease]>([:])
+    /// Notification streams this gateway serves whose subscription another
+    /// gateway holds, by lease id; and the last stream number given.
+    let servedStreams = Mutex<(streams: [String: ServedStream], last: UInt64, renewed: ContinuousClock.Instant?)>(
+        ([:], 0, nil))
     /// The fleet as the broker shows it, and the `any` requests seen.
     let fleet: Mutex<FleetView>
     let fleetRequests = Mutex<[String: FleetRequest]>([:])
@@ -142,6 +149,7 @@ public final class Bridge: Sendable {
                 self.expireFleetRequests(now: .now)
                 self.publishKeepChanges()
                 self.tendFleetKeeps(now: .now)
+                self.tendLeases(now: .now)
             }
         }
         tasks.withLock { $0 += [announce, pump, flusher] }
@@ -165,6 +173,8 @@ public final class Bridge: Sendable {
             return Array(subscriptions.values)
         }
         for task in notifications { task.cancel() }
+        heldLeases.withLock { $0.removeAll() }
+        endServedStreams(reason: "gateway-stopping", detail: "the gateway is stopping")
         // Held devices go back to the fleet, disconnected, before this
         // gateway says it is offline.
         await releaseAllHolds()

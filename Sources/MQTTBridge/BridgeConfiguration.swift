@@ -63,6 +63,10 @@ public struct BridgeConfiguration: Sendable {
     /// Where presence comes from (with `fleet`): the gateway's scans, or a
     /// passive scan of the bridge's own.
     public var presenceSource: PresenceSource = .scans
+    /// The time to live of the leases this gateway asks for when it serves
+    /// a notification stream another gateway holds; it renews them every
+    /// third of it (docs/fleet.md, "Notifications through the fleet").
+    public var streamLeaseTime: Duration = .seconds(15)
 
     public init(
         gatewayID: String, topicPrefix: String = "blegateway", advertisementInterval: Duration = .seconds(1),

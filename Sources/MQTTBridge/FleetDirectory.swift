@@ -126,6 +126,17 @@ struct FleetDirectory {
         (hearing[device] ?? [:]).map { OwnerChoice.Hearing(gateway: $0.key, average: $0.value.average) }
     }
 
+    /// Whether `gateway`'s retained `connection` topic says it has `device`
+    /// connected.
+    func isConnected(_ gateway: String, device: String) -> Bool {
+        connected[device]?.contains(gateway) == true
+    }
+
+    /// Whether `gateway`'s status says `offline` (its Will, or a clean stop).
+    func isOffline(_ gateway: String) -> Bool {
+        online[gateway] == false
+    }
+
     private func isFresh(_ entry: Hearing, now: Date) -> Bool {
         now.timeIntervalSince(entry.lastSeen) < Double(presenceFreshness.components.seconds)
     }

@@ -36,6 +36,10 @@ struct Topics {
     /// This gateway's heartbeat, which it follows itself: its echo proves
     /// the broker still hears it.
     var heartbeat: String { "\(base)/heartbeat" }
+    /// The leases this gateway renews, for its notification streams that
+    /// other gateways hold, and every gateway's.
+    var leases: String { "\(base)/leases" }
+    var fleetLeases: String { "\(prefix)/+/leases" }
     /// Where answers go when a request names no response topic.
     func response(_ command: String) -> String { "\(base)/responses/\(command)" }
 

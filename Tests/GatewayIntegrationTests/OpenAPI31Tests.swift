@@ -48,9 +48,9 @@ import Testing
         let summary = (try? JSONSerialization.jsonObject(with: Data(result.output.utf8))) as? [String: Any] ?? [:]
         #expect(summary["version"] as? String == "3.1.1")
         #expect(summary["same"] as? Bool == true)
-        #expect(summary["streams"] as? Int == 5)
+        #expect(summary["streams"] as? Int == 6)
         #expect(summary["item_schemas"] as? Int == 0)
-        #expect(summary["string_streams"] as? Int == 5)
+        #expect(summary["string_streams"] as? Int == 6)
     }
 
     @Test func theGatewayServesTheEdition() async throws {

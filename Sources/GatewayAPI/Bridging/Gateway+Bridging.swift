@@ -50,6 +50,14 @@ extension Gateway {
         return APIKeyMiddleware.constantTimeEquals(Array(presented.utf8), Array(key.utf8))
     }
 
+    /// The `SubscriptionEnded` reason and detail a notification stream
+    /// gives when its subscription ends with `error` (what a subscription
+    /// from `subscribeForBridge` throws when it ends by itself).
+    public static func subscriptionEnded(by error: any Error) -> (reason: String, detail: String) {
+        guard let error = error as? BlueZError else { return ("failed", "\(error)") }
+        return (NotificationHub.reason(of: error), error.message)
+    }
+
     /// Subscribes to a characteristic's notifications for a bridge: values
     /// then arrive as `characteristic-value` events (see `bridgedEvents`).
     /// `address`, `characteristic` (UUID or `handle:N`), `service` and

@@ -21,6 +21,13 @@ public protocol FleetAccess: Sendable {
     /// Clears the fleet's wish for `address`; false if the fleet did not
     /// keep it.
     func unkeepByFleet(_ address: String) async throws(FleetError) -> Bool
+    /// Carries a leased `subscribe` (`command`, without its lease) to the
+    /// gateway that suits the device and, once it has subscribed, hands
+    /// that gateway's values for the characteristic to `receive` until the
+    /// returned stream is closed or ends (`FleetStreamEvent.ended`).
+    func openNotifications(
+        _ command: FleetCommand, timeout: Duration, receive: @escaping @Sendable (FleetStreamEvent) -> Void
+    ) async throws(FleetError) -> FleetNotificationOpening
 }
 
 extension FleetAccess {
@@ -30,5 +37,11 @@ extension FleetAccess {
 
     public func unkeepByFleet(_ address: String) async throws(FleetError) -> Bool {
         throw .unavailable("this fleet does not keep devices")
+    }
+
+    public func openNotifications(
+        _ command: FleetCommand, timeout: Duration, receive: @escaping @Sendable (FleetStreamEvent) -> Void
+    ) async throws(FleetError) -> FleetNotificationOpening {
+        throw .unavailable("this fleet does not carry notifications")
     }
 }

@@ -97,7 +97,7 @@ extension Gateway {
     }
 
     /// The fleet, or the 404 of a gateway that is in none.
-    private func fleetAccess() throws(Problem) -> any FleetAccess {
+    func fleetAccess() throws(Problem) -> any FleetAccess {
         guard let fleet = fleetLink.withLock({ $0.fleet }) else {
             throw Problem(
                 .notFound, status: .notFound,
@@ -144,6 +144,24 @@ extension Gateway {
         body: [(String, JSON)] = []
     ) async throws(Problem) -> Response {
         let fleet = try fleetAccess()
+        let (payload, timeout) = try fleetPayload(request, characteristic: characteristic, query: names, body: body)
+        let waited = (timeout ?? Self.fleetDefaultCommandTime) + Self.fleetAnswerMargin
+        let answer: FleetAnswer
+        do throws(FleetError) {
+            answer = try await fleet.send(FleetCommand(name: command, payload: JSON.object(payload).bytes), timeout: waited)
+        } catch {
+            throw Self.fleetProblem(error, waited: waited)
+        }
+        return Self.forwardedResponse(answer)
+    }
+
+    /// A forwarded command's payload from the request: the address,
+    /// `adapter` and `timeout_ms` (and `characteristic` and the named query
+    /// parameters), checked here so that a mistake is this gateway's 400,
+    /// not a round trip through the broker; and the request's timeout.
+    func fleetPayload(
+        _ request: Request, characteristic: Bool, query names: [String], body: [(String, JSON)] = []
+    ) throws(Problem) -> (payload: [(String, JSON)], timeout: Duration?) {
         let address = try request.address()
         var payload: [(String, JSON)] = [("address", .string(address.description))]
         if let adapter = try request.adapterQuery(default: nil) { payload.append(("adapter", .string(adapter))) }
@@ -159,20 +177,18 @@ extension Gateway {
             if let text = try request.text(name, maxLength: 64) { payload.append((name, .string(text))) }
         }
         if names.contains("encoding") { _ = try request.encoding() }
-        payload += body
-        let waited = (timeout ?? Self.fleetDefaultCommandTime) + Self.fleetAnswerMargin
-        let answer: FleetAnswer
-        do throws(FleetError) {
-            answer = try await fleet.send(FleetCommand(name: command, payload: JSON.object(payload).bytes), timeout: waited)
-        } catch {
-            throw Self.fleetProblem(error, waited: waited)
-        }
+        return (payload + body, timeout)
+    }
+
+    /// The answering gateway's answer as this route's: its status, content
+    /// type and body, with its id in the `Gateway` header.
+    static func forwardedResponse(_ answer: FleetAnswer) -> Response {
         var headers: Headers = ["Gateway": answer.gateway]
         if let type = answer.contentType { headers.add(name: "Content-Type", value: type) }
         return Response(status: Status(answer.status), headers: headers, body: answer.body.isEmpty ? .empty : .bytes(answer.body))
     }
 
-    private static func fleetProblem(_ error: FleetError, waited: Duration?) -> Problem {
+    static func fleetProblem(_ error: FleetError, waited: Duration?) -> Problem {
         switch error {
         case .timeout:
             let seconds = waited.map { " within \($0.milliseconds / 1000) s" } ?? ""
