@@ -23,7 +23,7 @@ struct Options {
 
     /// The phases, in the order they run; `--only` accepts these names (a
     /// phase added in a file of its own adds its name here).
-    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak"]
+    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak", "fleet"]
     static let aliases = ["rest": "read"]
 
     /// Whether `phase` runs for `subject` (nil: for any subject).
@@ -284,6 +284,7 @@ final class Bench {
         if options.wants("scan", .gateway) { try timed("scan") { try scan() } }
         if options.wants("burst", .gateway) { try timed("burst") { try burst() } }
         if options.wants("bleak", .gateway) { try timed("bleak") { try bleak() } }
+        if options.wants("fleet", .gateway) { try timed("fleet") { try fleet() } }
         results["idle_after"] = Machine.idleSample(seconds: 2)
     }
 

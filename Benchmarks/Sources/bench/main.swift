@@ -13,7 +13,7 @@ import Glibc
 //         [--fanout-rate R] [--settle-seconds S] [--quiet-wait S] [--no-update]
 //         [--only PHASE,...]
 //
-// Phases: startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak; a
+// Phases: startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet; a
 // phase alone runs it for every subject (raw floor, gateway, peer), and
 // raw-PHASE, gateway-PHASE or peer-PHASE for one (`--only read,peer-notify`).
 // The environment can set BENCH_PHASES, BENCH_DURATION, BENCH_CHURN_SECONDS,
