@@ -141,6 +141,16 @@ extension Bridge {
         }
     }
 
+    /// A held device's link came up: seen from the event, not only from
+    /// the 250 ms tick, which can miss a link that drops sooner (and would
+    /// then never count the device lost).
+    func noteConnectedLocally(_ device: String) {
+        guard configuration.fleet else { return }
+        fleetKeeps.withLock { keeping in
+            if keeping.holding[device] != nil { keeping.holding[device]?.wasUp = true }
+        }
+    }
+
     func noteHeardLocally(_ device: String) {
         guard configuration.fleet else { return }
         fleetKeeps.withLock { keeping in
@@ -251,7 +261,8 @@ extension Bridge {
             let downSince = isUp || !wasUp ? nil : holding.downSince ?? now
             fleetKeeps.withLock { keeping in
                 keeping.holding[device]?.downSince = downSince
-                keeping.holding[device]?.wasUp = wasUp
+                // Never back to false: a link-up event may have come since the snapshot.
+                if wasUp { keeping.holding[device]?.wasUp = true }
             }
             let limit = wish.maxAttempts ?? configuration.roamFailedAttempts
             let failing = status?.status == .givenUp || (status?.failedAttempts ?? 0) >= limit

@@ -208,6 +208,7 @@ public final class Bridge: Sendable {
                 item.topic, payload: Array(item.json.utf8), qos: route.qos, retain: route.retain, properties: Self.json)
             return
         }
+        if event.type == "device-connected", let device = event.device { noteConnectedLocally(device) }
         if event.type == "device-lost", let device = event.device {
             throttle.withLock { $0.forget(device) }
             clearPresence(device: device)
