@@ -268,7 +268,9 @@ extension Bridge {
             let failing = status?.status == .givenUp || (status?.failedAttempts ?? 0) >= limit
             let heardLately = snapshot.heardLocally[device].map { now - $0 < configuration.roamLostAfter } ?? false
             let lost = downSince.map { now - $0 >= configuration.roamLostAfter } == true && !heardLately
-            if (failing || lost), choice.someoneElseHears(besides: me) {
+            if failing && choice.someoneElseHears(besides: me)
+                || lost && choice.someoneElseHears(besides: me, evenPenalized: true)
+            {
                 release(device, epoch: holding.epoch, failed: true, publish: true)
             } else if choice.challenger(of: me) != nil {
                 release(device, epoch: holding.epoch, failed: false, publish: true)

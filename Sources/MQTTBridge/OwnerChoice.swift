@@ -57,10 +57,14 @@ struct OwnerChoice {
         return best.gateway
     }
 
-    /// Another online, unpenalized gateway hears the device (someone to
-    /// give it to when the holder has lost it).
-    func someoneElseHears(besides holder: String) -> Bool {
-        hearings.contains { $0.gateway != holder && online.contains($0.gateway) && !penalized.contains($0.gateway) }
-            && (pin == nil || pin != holder)
+    /// Another online gateway hears the device: someone to give it to when
+    /// the holder fails or has lost it. Penalized gateways count only with
+    /// `evenPenalized`: a holder whose attempts fail passes the device over
+    /// them (no bouncing back to a gateway that failed lately), but one
+    /// that no longer hears it at all is worse than any that does.
+    func someoneElseHears(besides holder: String, evenPenalized: Bool = false) -> Bool {
+        hearings.contains {
+            $0.gateway != holder && online.contains($0.gateway) && (evenPenalized || !penalized.contains($0.gateway))
+        } && (pin == nil || pin != holder)
     }
 }

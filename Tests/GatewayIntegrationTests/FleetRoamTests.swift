@@ -176,6 +176,16 @@ import TestSupport
         let ids = after.compactMap { $0.id.flatMap(UInt64.init) }
         #expect(ids == Array((ids.first ?? 0)..<((ids.first ?? 0) + UInt64(ids.count))), "\(ids)")
 
+        // Back in g-a's range and out of g-b's, within the minute g-a is
+        // passed over for having given it up: g-b, which has lost it, hands
+        // it back (a holder that hears nothing is worse than any that does).
+        // Without that, g-b would sit on it until g-a's penalty ran out.
+        try await a.simulator.setInRange(true, try #require(DeviceAddress(Self.strap)))
+        try await b.simulator.setInRange(false, try #require(DeviceAddress(Self.strap)))
+        (held, view) = await Self.view(b, timeout: .seconds(40)) { Self.holder($0) == "g-a" && Self.connectedOn($0) == ["g-a"] }
+        #expect(held, "\(view ?? [:])\n\(fleet.lines.filter { $0.contains("/any/") || $0.contains("/connection ") }.joined(separator: "\n").suffix(4000))")
+        #expect((view?["owner_epoch"] as? Int ?? 0) == 3, "\(view ?? [:])")
+
         // Never two connections, and g-a's release came before g-b's take.
         #expect(fleet.mostConnectedAtOnce() == 1, "\(fleet.watcher.standardOutput.suffix(4000))")
         let lines = fleet.lines

@@ -30,6 +30,15 @@ struct OwnerChoiceTests {
         #expect(choice([("b", -40)]).challenger(of: "a") == nil)
     }
 
+    @Test func aHolderThatLostTheDeviceGivesItEvenToAPenalizedGateway() {
+        // b's attempts fail: it passes over a, which gave the device up lately.
+        #expect(choice([("a", -50)], penalized: ["a"]).someoneElseHears(besides: "b") == false)
+        // b has lost it altogether: a, which hears it, will do.
+        #expect(choice([("a", -50)], penalized: ["a"]).someoneElseHears(besides: "b", evenPenalized: true))
+        #expect(choice([("a", -50)], penalized: ["a"], pin: "b").someoneElseHears(besides: "b", evenPenalized: true) == false)
+        #expect(choice([], penalized: ["a"]).someoneElseHears(besides: "b", evenPenalized: true) == false)
+    }
+
     @Test func pinAndPreferOverrideTheSignal() {
         #expect(choice([("a", -40), ("b", -80)], pin: "b").candidates() == ["b"])
         #expect(choice([("a", -40), ("b", -80)], pin: "b").challenger(of: "a") == "b")
