@@ -35,12 +35,7 @@ extension Gateway {
             guard let stream = opening.stream else { return Self.forwardedResponse(opening.answer) }
             let writer = streams.makeWriter(
                 .notifications, buffering, lifetime: lifetime,
-                lastEvent: { [log] ending in
-                    switch ending {
-                    case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
-                    case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
-                    }
-                }
+                lastEvent: NotificationHub.lastEvent(log: log)
             ) { _ in stream.close() }
             target.attach(writer)
             return .eventStream(writer, headers: ["Gateway": stream.gateway])

@@ -66,12 +66,7 @@ extension Gateway {
                 sink: NotificationHub.sink(target, encoding: encoding, format: format, log: log))
             let writer = streams.makeWriter(
                 .notifications, buffering, lifetime: lifetime,
-                lastEvent: { [log] ending in
-                    switch ending {
-                    case .gatewayStopping: NotificationHub.ended("gateway-stopping", "the gateway is stopping", log: log)
-                    case .durationElapsed: NotificationHub.ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
-                    }
-                }
+                lastEvent: NotificationHub.lastEvent(log: log)
             ) { _ in lease.cancel() }
             target.attach(writer)
             return .eventStream(writer)

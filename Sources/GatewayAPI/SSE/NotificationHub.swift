@@ -72,6 +72,17 @@ enum NotificationHub {
     }
 
     /// A notification stream's last event.
+    /// The last event of a notification stream the gateway ends: why, as
+    /// `subscription-ended`.
+    static func lastEvent(log: EventLog) -> OpenStreams.LastEvent {
+        { ending in
+            switch ending {
+            case .gatewayStopping: ended("gateway-stopping", "the gateway is stopping", log: log)
+            case .durationElapsed: ended("duration-elapsed", "the stream's duration_ms elapsed", log: log)
+            }
+        }
+    }
+
     static func ended(_ reason: String, _ detail: String, log: EventLog) -> ServerSentEvent {
         let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
         return ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data)
