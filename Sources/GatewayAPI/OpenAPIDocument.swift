@@ -2809,6 +2809,20 @@ components:
         devices_heard: { type: integer, description: Devices it publishes a fresh presence for. }
         devices_connected: { type: integer, description: Devices its retained connection topic says are connected. }
         devices_kept: { type: integer, description: Devices it keeps connected. }
+        connection_slots:
+          description: Its adapters' connection slots as it last published them (`<prefix>/<id>/slots`); null when it publishes none. A fleet-kept device is never handed to a gateway with none free.
+          anyOf:
+            - type: array
+              items:
+                type: object
+                required: [adapter, limit, used, free, queued]
+                properties:
+                  adapter: { type: string }
+                  limit: { type: integer, minimum: 0 }
+                  used: { type: integer, minimum: 0 }
+                  free: { type: integer, minimum: 0 }
+                  queued: { type: integer, minimum: 0 }
+            - { type: "null" }
         self: { type: boolean, description: It is the gateway answering this request. }
 
     FleetPin:
@@ -7343,6 +7357,35 @@ components:
         devices_kept:
           type: integer
           description: Devices it keeps connected.
+        connection_slots:
+          description: Its adapters' connection slots as it last published them (`<prefix>/<id>/slots`);
+            null when it publishes none. A fleet-kept device is never handed to a gateway with none free.
+          anyOf:
+          - type: array
+            items:
+              type: object
+              required:
+              - adapter
+              - limit
+              - used
+              - free
+              - queued
+              properties:
+                adapter:
+                  type: string
+                limit:
+                  type: integer
+                  minimum: 0
+                used:
+                  type: integer
+                  minimum: 0
+                free:
+                  type: integer
+                  minimum: 0
+                queued:
+                  type: integer
+                  minimum: 0
+          - type: 'null'
         self:
           type: boolean
           description: It is the gateway answering this request.

@@ -120,6 +120,10 @@ extension Bridge {
                     adapter: (try? object["adapter"].string()) ?? nil, status: (try? object["status"].string()) ?? nil)
             self.directory.withLock { $0.setKept(gateway, device: device, keeping) }
         }
+        _ = try await client.subscribe(topics.fleetSlots, qos: .atLeastOnce, waitForAcknowledgement: false) {
+            [weak self] message in
+            self?.receiveSlots(message)
+        }
         _ = try await client.subscribe(fleetReplyTopic, qos: .atLeastOnce, waitForAcknowledgement: false) {
             [weak self] message in
             self?.receiveFleetReply(message)

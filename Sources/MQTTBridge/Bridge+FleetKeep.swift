@@ -336,11 +336,18 @@ extension Bridge {
     private func ownerChoice(
         _ wish: FleetKeep, snapshot: FleetKeeping, online: Set<String>, now: ContinuousClock.Instant
     ) -> OwnerChoice {
-        let hearings = directory.withLock { $0.hearings(of: wish.address) }
+        let (hearings, full) = directory.withLock { directory in
+            (
+                directory.hearings(of: wish.address),
+                online.filter {
+                    directory.hasNoFreeSlot($0, adapter: $0 == wish.pinnedGateway ? wish.pinnedAdapter : nil)
+                }
+            )
+        }
         return OwnerChoice(
             hearings: hearings.filter { online.contains($0.gateway) }, online: online,
             penalized: Set(online.filter { snapshot.isPenalized($0, for: wish.address, now: now) }),
-            pin: wish.pinnedGateway, prefer: wish.prefer, margin: configuration.roamMargin)
+            full: Set(full), pin: wish.pinnedGateway, prefer: wish.prefer, margin: configuration.roamMargin)
     }
 
     /// Lets go of a held device: disconnected first, then (when `publish`)

@@ -129,6 +129,7 @@ public final class Bridge: Sendable {
                 _ = try? client.publish(status, payload: Array("online".utf8), qos: .atLeastOnce, retain: true)
                 self?.announceState()
                 self?.announceHolds()
+                self?.forgetPublishedSlots()
             }
         }
         let pump = Task { [weak self] in
@@ -148,6 +149,7 @@ public final class Bridge: Sendable {
                 }
                 self.expireFleetRequests(now: .now)
                 self.publishKeepChanges()
+                self.publishSlotsIfChanged()
                 self.tendFleetKeeps(now: .now)
                 self.tendLeases(now: .now)
             }

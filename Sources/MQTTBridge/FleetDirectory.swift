@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BlueZ
 import GatewayAPI
 
 /// The fleet as `/v1/fleet/gateways` and `/v1/fleet/devices` show it, built
@@ -37,6 +38,8 @@ struct FleetDirectory {
     private var hearing: [String: [String: Hearing]] = [:]
     private var connected: [String: Set<String>] = [:]
     private var kept: [String: [String: Keeping]] = [:]
+    /// Each gateway's connection slots, as it last published them.
+    private var slots: [String: [AdapterSlots]] = [:]
 
     init(presenceFreshness: Duration) {
         self.presenceFreshness = presenceFreshness
@@ -87,6 +90,19 @@ struct FleetDirectory {
         }
     }
 
+    /// nil: the gateway's slots topic was cleared.
+    mutating func setSlots(_ gateway: String, _ adapters: [AdapterSlots]?) {
+        slots[gateway] = adapters
+    }
+
+    /// Whether `gateway` published slots and has none free (on `adapter`,
+    /// when one is named). A gateway that never published is not counted
+    /// full: the others cannot know.
+    func hasNoFreeSlot(_ gateway: String, adapter: String?) -> Bool {
+        guard let adapters = slots[gateway] else { return false }
+        return !adapters.contains { slots in slots.free > 0 && (adapter.map { $0 == slots.adapter } ?? true) }
+    }
+
     func gateways(me: String, now: Date) -> [FleetGateway] {
         let ids = Set(online.keys).union(lastSeen.keys)
         return ids.sorted().map { id in
@@ -94,7 +110,7 @@ struct FleetDirectory {
                 id: id, online: online[id] ?? false, lastSeen: lastSeen[id],
                 devicesHeard: hearing.values.filter { $0[id].map { isFresh($0, now: now) } ?? false }.count,
                 devicesConnected: connected.values.filter { $0.contains(id) }.count,
-                devicesKept: kept.values.filter { $0[id] != nil }.count, isSelf: id == me)
+                devicesKept: kept.values.filter { $0[id] != nil }.count, connectionSlots: slots[id], isSelf: id == me)
         }
     }
 

@@ -1,3 +1,4 @@
+import BlueZ
 import GatewayAPI
 
 /// What one gateway knows and does about the devices the fleet keeps: the
@@ -38,6 +39,9 @@ struct FleetKeeping {
     /// When this gateway subscribed to the fleet's keep topics (it takes
     /// nothing until the retained state had time to arrive).
     var followedAt: ContinuousClock.Instant?
+    /// The connection slots this gateway last published on this broker
+    /// connection (`publishSlotsIfChanged`).
+    var publishedSlots: [AdapterSlots]?
 
     func isPenalized(_ gateway: String, for device: String, now: ContinuousClock.Instant) -> Bool {
         penalties[device]?[gateway].map { now < $0 } ?? false

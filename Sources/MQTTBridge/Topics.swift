@@ -40,6 +40,9 @@ struct Topics {
     /// other gateways hold, and every gateway's.
     var leases: String { "\(base)/leases" }
     var fleetLeases: String { "\(prefix)/+/leases" }
+    /// This gateway's connection slots (retained), and every gateway's.
+    var slots: String { "\(base)/slots" }
+    var fleetSlots: String { "\(prefix)/+/slots" }
     /// Where answers go when a request names no response topic.
     func response(_ command: String) -> String { "\(base)/responses/\(command)" }
 

@@ -91,11 +91,39 @@ struct MQTTOptions: ParsableArguments {
             valueName: "dB"))
     var roamMargin = 16
 
+    @Option(
+        .mqttRoamLostAfter,
+        help: ArgumentHelp(
+            "Seconds a fleet-kept device's link must stay down, unheard, before its holder gives it to another gateway that hears it (0.5 to 600).",
+            discussion: "Shorter roams faster; longer rides out a link that drops and comes back, as a device at the edge of range does (docs/fleet.md, Roaming).",
+            valueName: "seconds"))
+    var roamLostAfter: Double = 3
+
+    @Option(
+        .mqttRoamPenalty,
+        help: ArgumentHelp(
+            "Seconds a gateway that lost a fleet-kept device or failed to connect it is passed over for it while another will do (0 to 3600).",
+            valueName: "seconds"))
+    var roamPenalty: Double = 60
+
+    @Option(
+        .mqttStreamLease,
+        help: ArgumentHelp(
+            "Seconds the holder keeps a fleet notification stream's subscription without a renewal from the gateway serving it (3 to 600; renewed every third).",
+            discussion: "How long a device keeps notifying for a serving gateway that died (docs/fleet.md, Notifications through the fleet).",
+            valueName: "seconds"))
+    var streamLease: Double = 15
+
     func validate() throws {
         guard PresenceSource(rawValue: presence) != nil else {
             throw ValidationError("--mqtt-presence is scans or passive, not '\(presence)'")
         }
         guard (0...60).contains(roamMargin) else { throw ValidationError("--mqtt-roam-margin must be 0 to 60 dB") }
+        guard (0.5...600).contains(roamLostAfter) else {
+            throw ValidationError("--mqtt-roam-lost-after must be 0.5 to 600 seconds")
+        }
+        guard (0...3600).contains(roamPenalty) else { throw ValidationError("--mqtt-roam-penalty must be 0 to 3600 seconds") }
+        guard (3...600).contains(streamLease) else { throw ValidationError("--mqtt-stream-lease must be 3 to 600 seconds") }
         guard (5...65535).contains(keepAlive) else { throw ValidationError("--mqtt-keepalive must be 5 to 65535 seconds") }
         if (certificateFile == nil) != (keyFile == nil) {
             throw ValidationError("--mqtt-cert and --mqtt-key go together")

@@ -68,6 +68,9 @@ struct MQTTSettings {
         if options.homeAssistant { bridge.homeAssistant = "homeassistant" }
         bridge.presenceSource = PresenceSource(rawValue: options.presence) ?? .scans
         bridge.roamMargin = Double(options.roamMargin)
+        bridge.roamLostAfter = .milliseconds(Int(options.roamLostAfter * 1000))
+        bridge.roamPenalty = .milliseconds(Int(options.roamPenalty * 1000))
+        bridge.streamLeaseTime = .milliseconds(Int(options.streamLease * 1000))
     }
 
     /// One MQTT topic level of safe characters; `any` addresses the fleet.

@@ -9,7 +9,7 @@ extension Settings {
     /// a line, after the command line, the environment and the defaults
     /// were combined; the API key is shown as set or not, never itself.
     var summary: String {
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("listen", listen.description),
             ("adapter", api.defaultAdapter ?? "(none: connections pick an adapter, the rest BlueZ's first)"),
             ("connection-slots", central.slotLimits.description),
@@ -34,6 +34,17 @@ extension Settings {
             ("presence-timeout", api.presenceTimeout.map { "\($0)" } ?? "(off)"),
             ("mqtt", mqtt.map { "\($0.client.broker)" } ?? "(off)"),
         ]
+        if let bridge = mqtt?.bridge {
+            lines += [
+                ("gateway-id", bridge.gatewayID),
+                ("mqtt-commands", String(bridge.commands)),
+                ("mqtt-presence", bridge.presenceSource.rawValue),
+                ("mqtt-roam-margin", "\(Int(bridge.roamMargin)) dB"),
+                ("mqtt-roam-lost-after", "\(bridge.roamLostAfter)"),
+                ("mqtt-roam-penalty", "\(bridge.roamPenalty)"),
+                ("mqtt-stream-lease", "\(bridge.streamLeaseTime)"),
+            ]
+        }
         return lines.map { "\($0.0): \($0.1)" }.joined(separator: "\n")
     }
 }

@@ -11,7 +11,10 @@ import TestSupport
     static let strap = "C4:7C:8D:6A:3D:01"
     static let battery = "00002a19-0000-1000-8000-00805f9b34fb"
 
-    static func scenario(adapter: Int, rssi: Int) -> String {
+    /// A device of its own, heard only by one gateway (to fill its slots).
+    static let bystander = "C4:7C:8D:6A:3D:02"
+
+    static func scenario(adapter: Int, rssi: Int, bystander: Bool = false) -> String {
         """
         timing: 1
         adapters:
@@ -33,7 +36,17 @@ import TestSupport
                   - uuid: "2a19"
                     flags: [read, notify]
                     value: "0\(adapter)"
-        """
+        """ + (bystander ? """
+
+          - address: "\(Self.bystander)"
+            name: Bystander
+            rssi: -40
+            advertising:
+              interval: 0.1
+            connection:
+              delay: 0.2
+              resolveDelay: 0.1
+        """ : "")
     }
 
     /// A fleet of gateways (`id`, RSSI), each scanning, and a watcher of
@@ -48,15 +61,17 @@ import TestSupport
         var scans: [EventStreamClient] = []
 
         static func start(
-            _ members: [(String, Int)], broker: Broker? = nil, via urls: [String: String] = [:]
+            _ members: [(String, Int)], broker: Broker? = nil, via urls: [String: String] = [:],
+            arguments extra: [String: [String]] = [:], bystanderAt: String? = nil
         ) async throws -> Fleet {
             let broker = if let broker { broker } else { try await Broker.start() }
             let watcher = try await broker.mosquittoSub("blegateway/#", id: "watcher", format: "%t %p")
             var fleet = Fleet(broker: broker, watcher: watcher)
             for (index, (id, rssi)) in members.enumerated() {
                 let gateway = try await GatewayUnderTest.start(
-                    scenario: FleetRoamTests.scenario(adapter: index, rssi: rssi),
-                    arguments: ["--mqtt", urls[id] ?? broker.url, "--gateway-id", id, "--mqtt-keepalive", "10", "--mqtt-commands"])
+                    scenario: FleetRoamTests.scenario(adapter: index, rssi: rssi, bystander: bystanderAt == id),
+                    arguments: ["--mqtt", urls[id] ?? broker.url, "--gateway-id", id, "--mqtt-keepalive", "10", "--mqtt-commands"]
+                        + (extra[id] ?? []))
                 fleet.gateways[id] = gateway
                 fleet.scans.append(try gateway.stream("/v1/scan"))
             }

@@ -180,6 +180,32 @@ import Testing
         #expect(bad.error.contains("--max-connections") && bad.error.contains("BLEGATEWAY_MAX_CONNECTIONS"), "\(bad.error)")
     }
 
+    /// The fleet's timings are options, each checked, and `--print-config`
+    /// shows what the bridge runs with.
+    @Test func theFleetTimingsAreOptions() async throws {
+        let printed = try await run(
+            [
+                GatewayUnderTest.executable, "serve", "--simulate", "--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "hall",
+                "--mqtt-roam-lost-after", "1.5", "--print-config",
+            ],
+            environment: ["BLEGATEWAY_MQTT_ROAM_PENALTY": "20", "BLEGATEWAY_MQTT_STREAM_LEASE": "30"])
+        #expect(printed.status == 0, "\(printed.error)")
+        for line in [
+            "gateway-id: hall", "mqtt-roam-margin: 16 dB", "mqtt-roam-lost-after: 1.5 seconds",
+            "mqtt-roam-penalty: 20.0 seconds", "mqtt-stream-lease: 30.0 seconds",
+        ] {
+            #expect(printed.output.contains(line), "\(line) in \(printed.output)")
+        }
+        for (option, value, message) in [
+            ("--mqtt-roam-lost-after", "0.1", "0.5 to 600 seconds"), ("--mqtt-roam-penalty", "4000", "0 to 3600 seconds"),
+            ("--mqtt-stream-lease", "1", "3 to 600 seconds"),
+        ] {
+            let bad = try await run(
+                [GatewayUnderTest.executable, "serve", "--simulate", "--mqtt", "mqtt://127.0.0.1:1", option, value, "--print-config"])
+            #expect(bad.status == 64 && bad.error.contains(message), "\(option) \(value): \(bad.error)")
+        }
+    }
+
     @Test func helpNamesEveryOption() async throws {
         let help = try await run([GatewayUnderTest.executable, "serve", "--help"])
         for option in [

@@ -2,15 +2,15 @@ import Testing
 
 @testable import MQTTBridge
 
-/// Choosing the holder: signal with a margin, pin, prefer, penalties.
+/// Choosing the holder: signal with a margin, pin, prefer, penalties, slots.
 struct OwnerChoiceTests {
     func choice(
         _ hearings: [(String, Double)], online: Set<String> = ["a", "b", "c"], penalized: Set<String> = [],
-        pin: String? = nil, prefer: String? = nil
+        full: Set<String> = [], pin: String? = nil, prefer: String? = nil
     ) -> OwnerChoice {
         OwnerChoice(
             hearings: hearings.map { OwnerChoice.Hearing(gateway: $0.0, average: $0.1) }, online: online,
-            penalized: penalized, pin: pin, prefer: prefer, margin: 16)
+            penalized: penalized, full: full, pin: pin, prefer: prefer, margin: 16)
     }
 
     @Test func theStrongestAverageFirstPenalizedLast() {
@@ -49,5 +49,20 @@ struct OwnerChoiceTests {
         #expect(choice([("a", -80), ("b", -40)], prefer: "a").challenger(of: "a") == nil)
         // A preferred gateway that does not hear the device: the signal decides.
         #expect(choice([("a", -40), ("c", -80)], prefer: "b").candidates() == ["a", "c"])
+    }
+
+    @Test func aGatewayWithNoFreeSlotIsNeverHandedTheDevice() {
+        // Last in the order, after penalized ones.
+        #expect(choice([("a", -70), ("b", -50), ("c", -60)], full: ["b"]).candidates() == ["c", "a", "b"])
+        #expect(choice([("a", -70), ("b", -50)], penalized: ["a"], full: ["b"]).candidates() == ["a", "b"])
+        // Far better, but full: the holder keeps it (no hand-over it could not take).
+        #expect(choice([("a", -80), ("b", -40)], full: ["b"]).challenger(of: "a") == nil)
+        #expect(choice([("a", -80), ("b", -40), ("c", -50)], full: ["b"]).challenger(of: "a") == "c")
+        #expect(choice([("a", -80), ("b", -40)], full: ["b"], prefer: "b").challenger(of: "a") == nil)
+        #expect(choice([("a", -80), ("b", -40)], full: ["b"], prefer: "b").candidates() == ["a", "b"])
+        // A holder that lost it has nobody to give it to when the only other hearer is full.
+        #expect(choice([("b", -40)], full: ["b"]).someoneElseHears(besides: "a", evenPenalized: true) == false)
+        // A pin is the user's word: the pinned gateway gets it, full or not (it connects once a slot frees).
+        #expect(choice([("a", -80), ("b", -40)], full: ["b"], pin: "b").challenger(of: "a") == "b")
     }
 }

@@ -11,4 +11,11 @@ public struct AdapterSlots: Sendable, Hashable {
     /// Slots left (never negative: devices connected by others may exceed
     /// the limit).
     public var free: Int { max(0, limit - used) }
+
+    public init(adapter: String, limit: Int, used: Int, queued: Int) {
+        self.adapter = adapter
+        self.limit = limit
+        self.used = used
+        self.queued = queued
+    }
 }

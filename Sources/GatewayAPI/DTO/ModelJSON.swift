@@ -20,16 +20,7 @@ enum ModelJSON {
             ("pairable", .bool(adapter.pairable)),
             ("state", .string(adapter.state.rawValue)),
         ]
-        if let slots {
-            members.append(
-                (
-                    "connection_slots",
-                    .object([
-                        ("limit", .int(slots.limit)), ("used", .int(slots.used)), ("free", .int(slots.free)),
-                        ("queued", .int(slots.queued)),
-                    ])
-                ))
-        }
+        if let slots { members.append(("connection_slots", slots.json())) }
         return .object(members)
     }
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BlueZ
 
 /// One gateway of the fleet as the broker shows it.
 public struct FleetGateway: Sendable, Hashable {
@@ -19,12 +20,15 @@ public struct FleetGateway: Sendable, Hashable {
     public var devicesConnected: Int
     /// Devices it keeps connected.
     public var devicesKept: Int
+    /// Its adapters' connection slots as it last published them; nil when
+    /// it publishes none.
+    public var connectionSlots: [AdapterSlots]?
     /// The gateway answering this request.
     public var isSelf: Bool
 
     public init(
         id: String, online: Bool, lastSeen: Date?, devicesHeard: Int, devicesConnected: Int, devicesKept: Int,
-        isSelf: Bool
+        connectionSlots: [AdapterSlots]? = nil, isSelf: Bool
     ) {
         self.id = id
         self.online = online
@@ -32,6 +36,7 @@ public struct FleetGateway: Sendable, Hashable {
         self.devicesHeard = devicesHeard
         self.devicesConnected = devicesConnected
         self.devicesKept = devicesKept
+        self.connectionSlots = connectionSlots
         self.isSelf = isSelf
     }
 }

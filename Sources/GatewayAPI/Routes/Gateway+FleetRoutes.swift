@@ -205,7 +205,9 @@ extension Gateway {
             ("id", .string(gateway.id)), ("online", .bool(gateway.online)),
             ("last_seen", gateway.lastSeen.map(ModelJSON.timestamp) ?? .null),
             ("devices_heard", .int(gateway.devicesHeard)), ("devices_connected", .int(gateway.devicesConnected)),
-            ("devices_kept", .int(gateway.devicesKept)), ("self", .bool(gateway.isSelf)),
+            ("devices_kept", .int(gateway.devicesKept)),
+            ("connection_slots", gateway.connectionSlots.map { .array($0.map { $0.json(named: true) }) } ?? .null),
+            ("self", .bool(gateway.isSelf)),
         ])
     }
 
