@@ -57,6 +57,14 @@ struct ServeCommand: AsyncParsableCommand {
     var adapter: String?
 
     @Option(
+        .useAdapters,
+        help: ArgumentHelp(
+            "Use only these adapters (comma-separated: hci0,hci1); the others on the same bluetoothd are left alone.",
+            discussion: "For an adapter another program uses (Home Assistant's Bluetooth, a second gateway): the gateway neither shows, scans with, connects through nor advertises on the others.",
+            valueName: "hciN,…"))
+    var useAdapters: String?
+
+    @Option(
         .connectionSlots,
         help: ArgumentHelp(
             "Connections each adapter holds at once: N for every adapter, hciN=M for one (7,hci1=5).",

@@ -14,6 +14,7 @@ import GatewayAPI
 /// configuration it sets (plus a `--print-config` line if it should show).
 enum ServeOption: String, CaseIterable {
     case listen, adapter
+    case useAdapters = "use-adapters"
     case connectionSlots = "connection-slots"
     case apiKey = "api-key"
     case apiKeyFile = "api-key-file"

@@ -12,6 +12,7 @@ extension Settings {
         var lines: [(String, String)] = [
             ("listen", listen.description),
             ("adapter", api.defaultAdapter ?? "(none: connections pick an adapter, the rest BlueZ's first)"),
+            ("use-adapters", central.adapterScope.adapters.map { $0.sorted().joined(separator: ",") } ?? "(all)"),
             ("connection-slots", central.slotLimits.description),
             ("api-key", api.apiKey == nil ? "(none)" : "(set)"),
             ("cors-origins", api.corsOrigins.isEmpty ? "(none)" : api.corsOrigins.sorted().joined(separator: ",")),

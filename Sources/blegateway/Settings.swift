@@ -49,6 +49,16 @@ struct Settings {
         if let adapter = command.adapter, !AdapterName.isValid(adapter) {
             throw ValidationError("--adapter must be an adapter name such as hci0, not '\(adapter)'")
         }
+        if let list = command.useAdapters {
+            let names = list.split(separator: ",").map { String($0).trimming(where: \.isWhitespace) }
+            guard !names.isEmpty, names.allSatisfy(AdapterName.isValid) else {
+                throw ValidationError("--use-adapters must list adapter names such as hci0,hci1, not '\(list)'")
+            }
+            if let adapter = command.adapter, !names.contains(adapter) {
+                throw ValidationError("--adapter \(adapter) is not among --use-adapters \(list)")
+            }
+            central.adapterScope = AdapterScope(adapters: Set(names))
+        }
         if let slots = command.connectionSlots {
             do {
                 central.slotLimits = try SlotLimits(parsing: slots)

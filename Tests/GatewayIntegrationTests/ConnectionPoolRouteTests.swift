@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Several adapters as a pool, through HTTP: `POST …/connect` with no
@@ -32,6 +33,27 @@ import Testing
         """
 
     typealias Series = ObservabilityTests.Series
+
+    /// `--use-adapters hci1`: hci0, which hears the device far better, is
+    /// neither listed nor used; asking for it is a 404.
+    @Test(.timeLimit(.minutes(2))) func aGatewayUsesOnlyTheAdaptersItIsGiven() async throws {
+        let gateway = try await GatewayUnderTest.start(scenario: Self.scenario, arguments: ["--use-adapters", "hci1"])
+        let adapters = try await gateway.get("/v1/adapters").array
+        #expect(adapters.map { $0["name"] as? String } == ["hci1"], "\(adapters)")
+        let other = try await gateway.get("/v1/adapters/hci0")
+        #expect(other.status == 404, "\(other)")
+        try await gateway.discover(Self.waiting)
+        let devices = try await gateway.get("/v1/devices").array
+        #expect(devices.allSatisfy { $0["adapter"] as? String == "hci1" }, "\(devices)")
+        // hci0 hears it at -60, hci1 at -70: hci1 all the same.
+        let connect = try await gateway.request("POST", "/v1/devices/\(Self.waiting)/connect")
+        #expect(connect.status == 200 && connect.object["adapter"] as? String == "hci1", "\(connect)")
+        let refused = try await gateway.request("POST", "/v1/devices/\(Self.late)/connect?adapter=hci0")
+        #expect(refused.status == 404, "\(refused)")
+        await gateway.stop()
+        let bad = try await run([GatewayUnderTest.executable, "serve", "--simulate", "--use-adapters", "hci1", "--adapter", "hci0"])
+        #expect(bad.status == 64 && bad.error.contains("not among --use-adapters"), "\(bad.error)")
+    }
 
     @Test(.timeLimit(.minutes(3))) func connectionsFillThePoolQueueAndAreRefusedPastTheirTimeout() async throws {
         let gateway = try await GatewayUnderTest.start(scenario: Self.scenario, arguments: ["--connection-slots", "1"])

@@ -27,6 +27,7 @@ extension Central {
     /// order (or, during a rebuild, queued as signals and applied in it
     /// before any later one), and `DeliveryQueue` delivers them in it.
     func apply(_ signal: TreeSignal) {
+        guard options.adapterScope.includes(signal.path) else { return }
         let effects = update { state -> Effects in
             var effects = Effects()
             if state.rebuildQueue != nil {
@@ -79,7 +80,7 @@ extension Central {
                 reportAvailability(in: &state)
                 return effects
             }
-            state.tree = ObjectTree(managedObjects: objects)
+            state.tree = ObjectTree(managedObjects: objects, scope: options.adapterScope)
             state.bluetoothdRunning = true
             reportAvailability(in: &state)
             state.scanning = [:]

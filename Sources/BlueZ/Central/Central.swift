@@ -68,6 +68,8 @@ public final class Central: Sendable {
         /// say; see `SlotLimits`). A connection past the limit waits for a
         /// slot until its deadline.
         public var slotLimits = SlotLimits()
+        /// The adapters this central uses; the others are not mirrored.
+        public var adapterScope = AdapterScope.all
 
         public init() {}
     }

@@ -17,12 +17,13 @@ struct ObjectTree: Sendable, Hashable {
 
     init() {}
 
-    /// The tree of a `GetManagedObjects` reply (`a{oa{sa{sv}}}`).
-    init(managedObjects: Value) {
+    /// The tree of a `GetManagedObjects` reply (`a{oa{sa{sv}}}`), with the
+    /// objects `scope` includes.
+    init(managedObjects: Value, scope: AdapterScope = .all) {
         // Parents first (shorter paths), so that each object finds its
         // parent in place whatever order the reply lists them in.
         let objects = ObjectManager.objects(managedObjects).sorted { $0.0.rawValue.count < $1.0.rawValue.count }
-        for (path, interfaces) in objects {
+        for (path, interfaces) in objects where scope.includes(path) {
             _ = apply(.interfacesAdded(path, interfaces))
         }
     }

@@ -16,6 +16,15 @@ enum TreeSignal: Sendable, Hashable {
     /// which bluetoothd 5.66 often omits (docs/simulator.md, "Fidelity").
     case connectReturned(ObjectPath)
 
+    /// The object the signal is about.
+    var path: ObjectPath {
+        switch self {
+        case .interfacesAdded(let path, _), .interfacesRemoved(let path, _), .propertiesChanged(let path, _, _, _),
+            .deviceDisconnected(let path, _, _), .connectReturned(let path):
+            path
+        }
+    }
+
     /// Decodes a signal message from bluetoothd; nil for signals the mirror
     /// does not follow or bodies of the wrong shape.
     init?(_ message: Message) {

@@ -19,13 +19,13 @@ struct FleetHold: Sendable {
 // restarts holds a device again only when the fleet gives it to it.
 extension Gateway {
     /// Keeps `wish`'s device connected (through the pinned adapter, else the
-    /// one that hears it best with a free slot, else the default) with its
-    /// standing subscriptions. False when there is no adapter to keep it on.
+    /// default one (`--adapter`), as a local keep would, else the one that
+    /// hears it best with a free slot) with its standing subscriptions. False when there is no adapter to keep it on.
     public func holdForFleet(_ wish: FleetKeep) -> Bool {
         guard let address = BluetoothAddress(wish.address) else { return false }
         if fleetHolds.withLock({ $0[address.description] != nil }) { return true }
         guard
-            let adapter = wish.pinnedAdapter ?? central.preferredAdapter(for: address) ?? configuration.defaultAdapter
+            let adapter = wish.pinnedAdapter ?? configuration.defaultAdapter ?? central.preferredAdapter(for: address)
                 ?? central.adapters().first?.id
         else { return false }
         keeper.keep(address, adapter: adapter, maxAttempts: wish.maxAttempts, label: wish.label)
