@@ -1,3 +1,4 @@
+import GatewayCore
 import GatewayAPI
 
 /// What one gateway knows and does about the devices the fleet keeps: the
