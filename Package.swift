@@ -119,8 +119,9 @@ let package = Package(
             pkgConfig: "gnutls",
             providers: [.apt(["libgnutls28-dev"])]
         ),
-        // Gateway events and commands over MQTT: a sibling of GatewayAPI's
-        // routes, through its public hooks (Sources/GatewayAPI/Bridging).
+        // Gateway events and commands over MQTT: the MQTT door, beside
+        // GatewayAPI's routes. Commands run on GatewayCore; GatewayAPI gives
+        // the encodings both doors share and its hooks (Sources/GatewayAPI/Bridging).
         .target(
             name: "MQTTBridge",
             dependencies: ["GatewayCore", "GatewayAPI", "BlueZ", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]

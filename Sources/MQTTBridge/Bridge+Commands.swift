@@ -330,6 +330,8 @@ extension Bridge {
             case let error as GatewayCommandError: Problem(error)
             default: Problem(.internalError, status: .internalServerError, detail: "\(error)")
             }
+        // As the HTTP door logs its 5xx: a few per interval.
+        if problem.status.code >= 500 { floodLog.note("MQTT command for \(instance) -> \(problem.status.code): \(problem.detail)") }
         return .problem(BridgeProblem(problem, instance: instance))
     }
 

@@ -46,7 +46,7 @@ extension Gateway {
 
     /// The `SubscriptionEnded` reason and detail a notification stream
     /// gives when its subscription ends with `error` (what a subscription
-    /// from `subscribeForBridge` throws when it ends by itself).
+    /// from `GatewayCore.subscribe` throws when it ends by itself).
     public static func subscriptionEnded(by error: any Error) -> (reason: String, detail: String) {
         guard let error = error as? BlueZError else { return ("failed", "\(error)") }
         return (NotificationHub.reason(of: error), error.message)
