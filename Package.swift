@@ -100,10 +100,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the gateway does, as typed commands, results and errors: knows
+        // nothing of HTTP or MQTT (GatewayAPI and MQTTBridge are its doors).
+        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives"]),
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
+                "GatewayCore", "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -116,11 +119,12 @@ let package = Package(
             pkgConfig: "gnutls",
             providers: [.apt(["libgnutls28-dev"])]
         ),
-        // Gateway events and commands over MQTT: a sibling of GatewayAPI's
-        // routes, through its public hooks (Sources/GatewayAPI/Bridging).
+        // Gateway events and commands over MQTT: the MQTT door, beside
+        // GatewayAPI's routes. Commands run on GatewayCore; GatewayAPI gives
+        // the encodings both doors share and its hooks (Sources/GatewayAPI/Bridging).
         .target(
             name: "MQTTBridge",
-            dependencies: ["GatewayAPI", "BlueZ", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["GatewayCore", "GatewayAPI", "BlueZ", "MQTT", "AsyncPrimitives", .product(name: "Logging", package: "swift-log")]
         ),
         // Core Bluetooth's API over the gateway's public HTTP + SSE API: a
         // client, so it depends on no server module.
@@ -175,7 +179,8 @@ let package = Package(
         .testTarget(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
-        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "HTTPServer", "PersistedState", "TestSupport"]),
+        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "BlueZ"]),
+        .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "GatewayCore", "HTTPServer", "PersistedState", "TestSupport"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),
         // Real mosquitto brokers; depends on mqtt-probe only so that it is built first.

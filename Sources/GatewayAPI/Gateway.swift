@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import BlueZ
+import GatewayCore
 import HTTPServer
 import Logging
 import PersistedState
@@ -27,6 +28,8 @@ public final class Gateway: Sendable {
     let pairingWatch = PairingWatch()
     /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
     public let keeper: ConnectionKeeper
+    /// The typed commands the routes and the MQTT bridge run.
+    public let core: GatewayCore
     /// The standing subscriptions (`POST /v1/subscriptions`).
     let standing: StandingSubscriptions
     /// Creates one standing subscription at a time, so that two identical
@@ -68,6 +71,9 @@ public final class Gateway: Sendable {
         self.activityGauges = ActivityGauges()
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
+        self.core = GatewayCore(
+            central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
+            defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout)
         self.standing = StandingSubscriptions(central: central)
         self.quotas = QuotaLedger(quotas: configuration.quotas)
         self.peripheral = Peripheral(central: central)

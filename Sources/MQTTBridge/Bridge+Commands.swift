@@ -3,14 +3,17 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BlueZ
 import GatewayAPI
+import GatewayCore
 import MQTT
 
-// Commands on `<prefix>/<id>/cmd/<command>`: a JSON object in, the REST
-// route's answer out (its JSON, or its problem JSON), on the request's
-// response topic with its correlation data.
+// Commands on `<prefix>/<id>/cmd/<command>`: a JSON object in, read into the
+// core's typed command; the core's result out as the JSON the REST route for
+// the same operation answers (or its problem JSON), on the request's response
+// topic with its correlation data.
 extension Bridge {
-    /// The commands and the REST routes they stand for.
+    /// The commands (each the operation of a REST route).
     static let commandNames = [
         "connect", "disconnect", "read", "write", "subscribe", "unsubscribe", "keep", "keep-status", "unkeep",
     ]
@@ -55,7 +58,7 @@ extension Bridge {
     }
 
     /// Why `message` is refused before it is read, if it is.
-    private func refusal(of message: Message) -> LocalAPI.Answer? {
+    private func refusal(of message: Message) -> CommandReply? {
         if let topic = message.properties.responseTopic, !isAllowedReplyTopic(topic) {
             return problem(
                 .invalidRequest(
@@ -86,7 +89,7 @@ extension Bridge {
     }
 
     private func reply(
-        to message: Message, command: String, with answer: LocalAPI.Answer, extra: [UserProperty] = []
+        to message: Message, command: String, with answer: CommandReply, extra: [UserProperty] = []
     ) {
         let topic = message.properties.responseTopic.flatMap { isAllowedReplyTopic($0) ? $0 : nil }
             ?? topics.response(Self.commandNames.contains(command) ? command : "unknown")
@@ -99,7 +102,7 @@ extension Bridge {
                 ] + extra))
     }
 
-    private func answer(_ command: String, _ payload: [UInt8], instance: String) async -> LocalAPI.Answer {
+    private func answer(_ command: String, _ payload: [UInt8], instance: String) async -> CommandReply {
         guard Self.commandNames.contains(command) else {
             return problem(.notFound("unknown command '\(command)' (one of \(Self.commandNames.joined(separator: ", ")))", instance: instance))
         }
@@ -115,40 +118,57 @@ extension Bridge {
         do {
             return try await answer(command, object, instance: instance)
         } catch {
-            return problem(BridgeProblem(error, instance: instance))
+            return problem(for: error, instance: instance)
         }
     }
 
-    /// Runs `command` with the fields of its payload, a JSON object.
-    private func answer(_ command: String, _ object: JSONField, instance: String) async throws(Problem) -> LocalAPI.Answer {
+    /// Runs `command` with the fields of its payload, a JSON object. The
+    /// payload's own mistakes are problems for the command's topic; what
+    /// follows (the values read into a typed command, and the core running
+    /// it) fails as the REST route would, for the route's path.
+    private func answer(_ command: String, _ object: JSONField, instance: String) async throws(Problem) -> CommandReply {
         guard let address = try object["address"].string() else {
             throw Problem.invalidParameter("address", "is required (AA:BB:CC:DD:EE:FF)")
         }
         let adapter = try object["adapter"].string()
-        var query: [(String, String)] = []
-        if let adapter { query.append(("adapter", adapter)) }
+        var milliseconds: Int?
         if object["timeout_ms"].json != nil {
-            guard let milliseconds = try? object["timeout_ms"].int(in: 1...Int.max) else {
+            guard let value = try? object["timeout_ms"].int(in: 1...Int.max) else {
                 throw Problem.invalidParameter("timeout_ms", "must be a positive whole number of milliseconds")
             }
-            query.append(("timeout_ms", String(milliseconds)))
+            milliseconds = value
         }
+        let core = gateway.core
         let device = "/v1/devices/\(Self.escaped(address))"
+        func target() throws(GatewayCommandError) -> DeviceTarget { try DeviceTarget(parsing: address, adapter: adapter) }
 
         switch command {
-        case "connect", "disconnect":
-            return await api.send("POST", "\(device)/\(command)" + Self.queryString(query))
-        case "keep":
-            // The keep route reads these fields itself, with its own 400s.
-            let body = ["max_attempts", "label", "fleet", "pin", "prefer", "subscriptions"].compactMap { key in
-                object[key].json.map { (key, $0) }
+        case "connect":
+            return await run(for: "\(device)/connect") {
+                let command = ConnectCommand(device: try target(), timeout: try core.timeout(milliseconds: milliseconds))
+                return .json(CommandJSON.device(try await core.connect(command)))
             }
-            return await api.send("PUT", "\(device)/keep" + Self.queryString(query), json: JSON.object(body).bytes)
+        case "disconnect":
+            return await run(for: "\(device)/disconnect") {
+                let command = DisconnectCommand(device: try target(), timeout: try core.timeout(milliseconds: milliseconds))
+                return .json(CommandJSON.device(try await core.disconnect(command)))
+            }
+        case "keep":
+            return await run(for: "\(device)/keep") { [gateway] in
+                let (status, json) = CommandJSON.keep(
+                    try await gateway.keep(try Gateway.keepCommand(try target(), reading: object)))
+                return .json(json, status: status)
+            }
         case "keep-status":
-            return await api.send("GET", "\(device)/keep" + Self.queryString(query))
+            return await run(for: "\(device)/keep") {
+                .json(CommandJSON.kept(try core.keepStatus(KeepStatusCommand(device: try target()))))
+            }
         case "unkeep":
-            if try object["fleet"].bool() == true { query.append(("fleet", "true")) }
-            return await api.send("DELETE", "\(device)/keep" + Self.queryString(query))
+            let fleet = try object["fleet"].bool() == true
+            return await run(for: "\(device)/keep") { [gateway] in
+                try await gateway.unkeep(UnkeepCommand(device: try target(), fleet: fleet))
+                return .noContent
+            }
         case "read", "write", "subscribe", "unsubscribe":
             guard let characteristic = try object["characteristic"].string() else {
                 throw Problem.invalidParameter("characteristic", "is required (a UUID or handle:N)")
@@ -160,17 +180,40 @@ extension Bridge {
                     command == "subscribe", address: address, characteristic: characteristic, service: service,
                     adapter: adapter, lease: lease, instance: instance)
             }
-            if let service { query.append(("service", service)) }
+            func characteristicTarget() throws(GatewayCommandError) -> CharacteristicTarget {
+                try CharacteristicTarget(device: try target(), parsing: characteristic, service: service)
+            }
             let path = "\(device)/characteristics/\(Self.escaped(characteristic))/value"
             if command == "read" {
-                if let encoding = try object["encoding"].string() { query.append(("encoding", encoding)) }
-                return await api.send("GET", path + Self.queryString(query))
+                let encoding = try object["encoding"].string()
+                return await run(for: path) {
+                    let target = try characteristicTarget()
+                    let encoding = try ByteEncoding(parameter: encoding)
+                    let command = ReadCommand(characteristic: target, timeout: try core.timeout(milliseconds: milliseconds))
+                    return .json(CommandJSON.value(try await core.read(command), encoding: encoding))
+                }
             }
-            // The write route reads these fields itself, with its own 400s.
-            let body = ["value", "encoding", "type", "offset"].compactMap { key in object[key].json.map { (key, $0) } }
-            return await api.send("PUT", path + Self.queryString(query), json: JSON.object(body).bytes)
+            return await run(for: path) {
+                let target = try characteristicTarget()
+                let write = try ValueWrite(reading: object)
+                try await core.write(
+                    WriteCommand(
+                        characteristic: target, value: write.value, type: write.type, offset: write.offset,
+                        timeout: try core.timeout(milliseconds: milliseconds)))
+                return .noContent
+            }
         default:
             throw Problem(.notFound, status: .notFound, detail: "unknown command '\(command)'")
+        }
+    }
+
+    /// Runs a command's typed part; a failure is the problem the REST route
+    /// at `path` answers (its `instance`).
+    private func run(for path: String, _ body: () async throws -> CommandReply) async -> CommandReply {
+        do {
+            return try await body()
+        } catch {
+            return problem(for: error, instance: path)
         }
     }
 
@@ -187,7 +230,7 @@ extension Bridge {
     private func notifications(
         _ subscribe: Bool, address: String, characteristic: String, service: String?, adapter: String?,
         lease: (id: String, ttl: Duration)? = nil, instance: String
-    ) async -> LocalAPI.Answer {
+    ) async -> CommandReply {
         let key =
             lease.map { HeldLease.key($0.id) }
             ?? [address.uppercased(), characteristic.lowercased(), service?.lowercased() ?? "", adapter ?? ""]
@@ -196,63 +239,60 @@ extension Bridge {
             if let lease { _ = heldLeases.withLock { $0.removeValue(forKey: lease.id) } }
             let task = subscriptions.withLock { $0.removeValue(forKey: key) }
             task?.cancel()
-            return LocalAPI.Answer(
-                status: 200, contentType: "application/json",
-                body: Array(#"{"subscribed":false}"#.utf8))
+            return .json(.object([("subscribed", .bool(false))]))
         }
         if subscriptions.withLock({ $0[key] != nil }) {
             if let lease { renewLease(lease.id, now: .now) }
-            return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
+            return .json(.object([("subscribed", .bool(true))]))
         }
-        let result = await gateway.subscribeForBridge(
-            address: address, characteristic: characteristic, service: service, adapter: adapter, instance: instance)
-        switch result {
-        case .failure(let failure):
-            return problem(failure)
-        case .success(let subscription):
-            // Values reach MQTT through the event feed; this task only keeps
-            // the subscription open until it ends or is cancelled.
-            let task = Task { [weak self] in
-                var end: (reason: String, detail: String)?
-                do {
-                    for try await _ in subscription {}
-                } catch {
-                    end = Gateway.subscriptionEnded(by: error)
-                }
-                guard let self else { return }
-                _ = self.subscriptions.withLock { $0.removeValue(forKey: key) }
-                // A lease given back or expired is gone already; one whose
-                // subscription ended by itself (the device disconnected, the
-                // characteristic went away) is told to its serving gateway.
-                if let lease, let held = self.heldLeases.withLock({ $0.removeValue(forKey: lease.id) }),
-                    let end, !Task.isCancelled
-                {
-                    self.tellLeaseEnded(lease.id, to: held.servingGateway, reason: end.reason, detail: end.detail)
-                }
-            }
-            if let lease, let serving = lease.id.split(separator: "/").first {
-                heldLeases.withLock {
-                    $0[lease.id] = HeldLease(servingGateway: String(serving), ttl: lease.ttl, expires: .now + lease.ttl)
-                }
-            }
-            let previous = subscriptions.withLock { subscriptions -> Task<Void, Never>? in
-                defer { subscriptions[key] = task }
-                return subscriptions[key]
-            }
-            previous?.cancel()
-            guard let lease else {
-                return LocalAPI.Answer(status: 200, contentType: "application/json", body: Array(#"{"subscribed":true}"#.utf8))
-            }
-            // The serving gateway follows the value topic this names.
-            var members: [(String, JSON)] = [
-                ("subscribed", .bool(true)), ("lease", .string(lease.id)),
-                ("ttl_ms", .int(lease.ttl.milliseconds)),
-                ("address", .string(subscription.device.description)), ("adapter", .string(subscription.adapter)),
-                ("characteristic", .string(subscription.characteristic.uuid.uuidString)),
-            ]
-            if let service { members.append(("service", .string(service))) }
-            return LocalAPI.Answer(status: 200, contentType: "application/json", body: JSON.object(members).bytes)
+        let subscription: NotificationSubscription
+        do {
+            let target = try CharacteristicTarget(
+                device: try DeviceTarget(parsing: address, adapter: adapter), parsing: characteristic, service: service)
+            subscription = try await gateway.core.subscribe(SubscribeCommand(characteristic: target))
+        } catch {
+            return problem(for: error, instance: instance)
         }
+        // Values reach MQTT through the event feed; this task only keeps
+        // the subscription open until it ends or is cancelled.
+        let task = Task { [weak self] in
+            var end: (reason: String, detail: String)?
+            do {
+                for try await _ in subscription {}
+            } catch {
+                end = Gateway.subscriptionEnded(by: error)
+            }
+            guard let self else { return }
+            _ = self.subscriptions.withLock { $0.removeValue(forKey: key) }
+            // A lease given back or expired is gone already; one whose
+            // subscription ended by itself (the device disconnected, the
+            // characteristic went away) is told to its serving gateway.
+            if let lease, let held = self.heldLeases.withLock({ $0.removeValue(forKey: lease.id) }),
+                let end, !Task.isCancelled
+            {
+                self.tellLeaseEnded(lease.id, to: held.servingGateway, reason: end.reason, detail: end.detail)
+            }
+        }
+        if let lease, let serving = lease.id.split(separator: "/").first {
+            heldLeases.withLock {
+                $0[lease.id] = HeldLease(servingGateway: String(serving), ttl: lease.ttl, expires: .now + lease.ttl)
+            }
+        }
+        let previous = subscriptions.withLock { subscriptions -> Task<Void, Never>? in
+            defer { subscriptions[key] = task }
+            return subscriptions[key]
+        }
+        previous?.cancel()
+        guard let lease else { return .json(.object([("subscribed", .bool(true))])) }
+        // The serving gateway follows the value topic this names.
+        var members: [(String, JSON)] = [
+            ("subscribed", .bool(true)), ("lease", .string(lease.id)),
+            ("ttl_ms", .int(lease.ttl.milliseconds)),
+            ("address", .string(subscription.device.description)), ("adapter", .string(subscription.adapter)),
+            ("characteristic", .string(subscription.characteristic.uuid.uuidString)),
+        ]
+        if let service { members.append(("service", .string(service))) }
+        return .json(.object(members))
     }
 
     /// The `lease` and `ttl_ms` of a `subscribe` or `unsubscribe`: a lease
@@ -276,26 +316,31 @@ extension Bridge {
         return (id, .milliseconds(milliseconds))
     }
 
-    private func problem(_ problem: BridgeProblem) -> LocalAPI.Answer {
-        LocalAPI.Answer(status: problem.status, contentType: "application/problem+json", body: problem.json)
+    private func problem(_ problem: BridgeProblem) -> CommandReply {
+        .problem(problem)
     }
 
-    /// One path segment: Foundation's `urlPathAllowed` less `/`, `?` and `#`.
+    /// The one place a command's failure becomes its problem JSON: the
+    /// payload's own mistakes and GatewayAPI's problems as they are, the
+    /// core's typed errors through GatewayAPI's table (`Problem(_:)`).
+    private func problem(for error: any Error, instance: String) -> CommandReply {
+        let problem: Problem =
+            switch error {
+            case let problem as Problem: problem
+            case let error as GatewayCommandError: Problem(error)
+            default: Problem(.internalError, status: .internalServerError, detail: "\(error)")
+            }
+        // As the HTTP door logs its 5xx: a few per interval.
+        if problem.status.code >= 500 { floodLog.note("MQTT command for \(instance) -> \(problem.status.code): \(problem.detail)") }
+        return .problem(BridgeProblem(problem, instance: instance))
+    }
+
+    /// One path segment of the REST route a command stands for (its
+    /// problems' `instance`), as a client escapes it: RFC 3986's
+    /// unreserved characters and `!$&'()*+,;=:@` as they are, every other
+    /// UTF-8 byte as `%XX` (FoundationEssentials has no percent encoding).
     private static func escaped(_ text: String) -> String {
-        percentEncoded(text, keeping: "!$&'()*+,;=:@")
-    }
-
-    private static func queryString(_ items: [(String, String)]) -> String {
-        guard !items.isEmpty else { return "" }
-        // Foundation's `urlQueryAllowed` less `&`, `=`, `+` and `#`.
-        return "?" + items.map { "\($0.0)=\(percentEncoded($0.1, keeping: "!$'()*,;:@/?"))" }.joined(separator: "&")
-    }
-
-    /// `text` with every UTF-8 byte other than RFC 3986's unreserved
-    /// characters and `keeping` written as `%XX` (FoundationEssentials has
-    /// no CharacterSet-based percent encoding).
-    private static func percentEncoded(_ text: String, keeping: String) -> String {
-        let kept = Set(keeping.utf8)
+        let kept = Set("!$&'()*+,;=:@".utf8)
         var result = ""
         for byte in text.utf8 {
             switch byte {

@@ -29,7 +29,6 @@ public final class Bridge: Sendable {
     /// report).
     public let client: Client
     let gateway: Gateway
-    let api: LocalAPI
     let topics: Topics
     let tasks = Mutex<[Task<Void, Never>]>([])
     let throttle: Mutex<AdvertisementThrottle>
@@ -86,7 +85,6 @@ public final class Bridge: Sendable {
         }
         self.configuration = configuration
         self.gateway = gateway
-        self.api = gateway.localAPI()
         self.topics = Topics(prefix: configuration.topicPrefix, base: configuration.base)
         self.throttle = Mutex(AdvertisementThrottle(interval: configuration.advertisementInterval))
         self.fleet = Mutex(

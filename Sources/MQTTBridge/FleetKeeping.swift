@@ -1,5 +1,6 @@
 import BlueZ
 import GatewayAPI
+import GatewayCore
 
 /// What one gateway knows and does about the devices the fleet keeps: the
 /// wishes, who holds each (`FleetOwnership`), and its own part.

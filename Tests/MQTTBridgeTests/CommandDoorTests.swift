@@ -129,6 +129,62 @@ import Testing
         await world.shutdown()
     }
 
+    /// What a payload names is read as the REST route reads it: a mistake
+    /// there is the route's own problem, naming the input, for the route's
+    /// path (`instance`), as an HTTP client would get it.
+    @Test func aCommandsValuesAreCheckedAsTheRouteChecksThem() async throws {
+        let world = try await World.start()
+        let (client, inbox) = try await requester(world)
+        let device = "/v1/devices/\(Self.strap)"
+        let cases: [(command: String, payload: String, status: String, expected: [String])] = [
+            (
+                "connect", #"{"address":"C4:7C:8D:6A:3E:01","timeout_ms":120001}"#, "400",
+                [
+                    #""detail":"timeout_ms: must be an integer from 1 to 120000, not '120001'""#,
+                    #""instance":"\#(device)/connect""#,
+                ]
+            ),
+            (
+                "read", #"{"address":"not an address","characteristic":"2a38"}"#, "400",
+                [
+                    #""invalid_params":[{"name":"address","#,
+                    #""instance":"/v1/devices/not%20an%20address/characteristics/2a38/value""#,
+                ]
+            ),
+            (
+                "write", #"{"address":"C4:7C:8D:6A:3E:01","characteristic":"2a39","value":"01","type":"fast"}"#, "400",
+                [
+                    #""detail":"type: must be request, command or reliable, not 'fast'""#,
+                    #""instance":"\#(device)/characteristics/2a39/value""#,
+                ]
+            ),
+            (
+                "keep-status", #"{"address":"C4:7C:8D:6A:3E:01","adapter":"wlan0"}"#, "400",
+                [#""invalid_params":[{"name":"adapter","#, #""instance":"\#(device)/keep""#]
+            ),
+            (
+                "keep-status", #"{"address":"C4:7C:8D:6A:3E:01"}"#, "404",
+                [#""detail":"C4:7C:8D:6A:3E:01 on hci0 is not kept connected""#, #""instance":"\#(device)/keep""#]
+            ),
+        ]
+        for (index, item) in cases.enumerated() {
+            try client.publish(
+                "blegateway/hall/cmd/\(item.command)", payload: bytes(item.payload), qos: .atLeastOnce,
+                properties: MessageProperties(responseTopic: "blegateway/replies/t", correlationData: bytes("v\(index)")))
+        }
+        let replies = await inbox.wait(for: cases.count, timeout: .seconds(60))
+        for (index, item) in cases.enumerated() {
+            let reply = replies.first { $0.properties.correlationData == bytes("v\(index)") }
+            #expect(status(reply) == item.status, "\(item.command): \(reply?.payloadText ?? "no answer")")
+            #expect(reply?.properties.contentType == "application/problem+json")
+            for expected in item.expected {
+                #expect(reply?.payloadText.contains(expected) == true, "\(item.command): \(reply?.payloadText ?? "no answer")")
+            }
+        }
+        await client.stop()
+        await world.shutdown()
+    }
+
     @Test func aBurstBeyondTheGateIsRefusedAtOnceAndEveryCommandAnswered() async throws {
         let world = try await World.start {
             $0.commandConcurrency = 4

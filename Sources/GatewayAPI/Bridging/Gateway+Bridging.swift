@@ -1,9 +1,9 @@
 import BlueZ
 import HTTPServer
 
-// The public hooks a bridge to another transport (MQTT) uses: the events
-// with their SSE JSON, the REST API in-process, and notification
-// subscriptions that are not tied to an HTTP stream.
+// The public hooks a bridge to another transport (MQTT) uses besides the
+// core's commands (`core`): the events with their SSE JSON, the state its
+// retained topics start from, and the API key check.
 extension Gateway {
     /// The central's events from now on, each with the JSON that
     /// `GET /v1/events` carries (built for every event: take this only when a
@@ -36,12 +36,6 @@ extension Gateway {
         return try? central.device(address)
     }
 
-    /// The REST API for in-process callers (it carries the API key, so the
-    /// caller is trusted).
-    public func localAPI() -> LocalAPI {
-        LocalAPI(router: router(), apiKey: configuration.apiKey)
-    }
-
     /// Whether `presented` opens the API: it equals the API key (compared
     /// in constant time), or the gateway has no key.
     public func acceptsAPIKey(_ presented: String?) -> Bool {
@@ -52,54 +46,10 @@ extension Gateway {
 
     /// The `SubscriptionEnded` reason and detail a notification stream
     /// gives when its subscription ends with `error` (what a subscription
-    /// from `subscribeForBridge` throws when it ends by itself).
+    /// from `GatewayCore.subscribe` throws when it ends by itself).
     public static func subscriptionEnded(by error: any Error) -> (reason: String, detail: String) {
         guard let error = error as? BlueZError else { return ("failed", "\(error)") }
         return (NotificationHub.reason(of: error), error.message)
-    }
-
-    /// Subscribes to a characteristic's notifications for a bridge: values
-    /// then arrive as `characteristic-value` events (see `bridgedEvents`).
-    /// `address`, `characteristic` (UUID or `handle:N`), `service` and
-    /// `adapter` are read as the REST routes read them; a failure is the
-    /// problem JSON the notifications route would answer, with `instance`.
-    /// Ending the returned subscription's iteration ends the subscription.
-    public func subscribeForBridge(
-        address: String, characteristic: String, service: String?, adapter: String?, instance: String
-    ) async -> Result<NotificationSubscription, BridgeProblem> {
-        // Escaped as a client would, so a value cannot add parameters.
-        func escaped(_ value: String) -> String {
-            value.utf8.map { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                    UInt8(ascii: ":"):
-                    return String(UnicodeScalar(byte))
-                default:
-                    let hex = String(byte, radix: 16, uppercase: true)
-                    return "%" + (hex.count == 1 ? "0" + hex : hex)
-                }
-            }.joined()
-        }
-        var query: [String] = []
-        if let service { query.append("service=\(escaped(service))") }
-        if let adapter { query.append("adapter=\(escaped(adapter))") }
-        var request = Request(method: .get, target: instance + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
-        request.parameters = Parameters([(name: "address", value: address), (name: "characteristic", value: characteristic)])
-        var problem: Problem
-        do {
-            let (device, adapterName) = try deviceTarget(request)
-            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
-            return .success(try await central.subscribe(to: selector, of: device, adapter: adapterName))
-        } catch let error as Problem {
-            problem = error
-        } catch let error as BlueZError {
-            problem = Problem(error)
-        } catch {
-            problem = Problem(.internalError, status: .internalServerError, detail: "\(error)")
-        }
-        problem.instance = instance
-        return .failure(BridgeProblem(status: problem.status.code, json: problem.json))
     }
 }
 
@@ -111,8 +61,8 @@ public struct BridgeProblem: Error, Sendable, Hashable {
 }
 
 extension BridgeProblem {
-    /// `problem` (a bridge's reading of its input with `JSONField`),
-    /// answered for `instance`.
+    /// `problem` (a bridge's reading of its input with `JSONField`, or the
+    /// failure of a command), answered for `instance`.
     public init(_ problem: Problem, instance: String) {
         var problem = problem
         problem.instance = instance

@@ -1,3 +1,5 @@
+import GatewayCore
+
 /// The fleet of gateways on one broker, as the `/v1/fleet/…` routes see it.
 ///
 /// GatewayAPI knows nothing of MQTT: the MQTT bridge implements this, and

@@ -1,4 +1,5 @@
 #if canImport(FoundationEssentials)
+import GatewayCore
 import FoundationEssentials
 #else
 import Foundation

@@ -1,3 +1,4 @@
+import GatewayCore
 import BlueZ
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -19,6 +19,12 @@ struct ClientID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// A caller in this process (the MQTT bridge), which holds the API key
+    /// when the gateway has one: counted as a request without a peer is.
+    static func inProcess(apiKey: String?) -> ClientID {
+        ClientID(rawValue: apiKey.map { $0.isEmpty ? "local" : "api-key" } ?? "local")
+    }
+
     /// The owner the store recorded; resources stored before owners were
     /// recorded count against an owner of their own.
     init(stored: String?) { rawValue = stored ?? "unrecorded" }

@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 import HTTPServer
 
 extension Gateway {
@@ -35,22 +36,26 @@ extension Gateway {
             return Response(status: .noContent)
         }
         router.post("/v1/devices/{address}/connect") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
-            let device = try await central.connect(address, adapter: adapter, timeout: timeout)
-            return .json(ModelJSON.device(device, encoding: .hex))
+            let command = ConnectCommand(
+                device: try commandTarget(request), timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            return .json(CommandJSON.device(try await core.connect(command)))
         }
         router.post("/v1/devices/{address}/disconnect") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await central.disconnect(address, adapter: adapter, timeout: timeout)
-            let device = try central.device(address, adapter: adapter)
-            return .json(ModelJSON.device(device, encoding: .hex))
+            let command = DisconnectCommand(
+                device: try commandTarget(request), timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            return .json(CommandJSON.device(try await core.disconnect(command)))
         }
     }
 
     /// The device of a `/v1/devices/{address}` route and its adapter.
     func deviceTarget(_ request: Request) throws(Problem) -> (BluetoothAddress, String?) {
-        (try request.address(), try request.adapterQuery(default: configuration.defaultAdapter))
+        let target = try commandTarget(request)
+        return (target.address, target.adapter)
+    }
+
+    /// The device of a `/v1/devices/{address}` route, for a core command:
+    /// `?adapter=` or the gateway's default adapter.
+    func commandTarget(_ request: Request) throws(Problem) -> DeviceTarget {
+        DeviceTarget(address: try request.address(), adapter: try request.adapterQuery(default: configuration.defaultAdapter))
     }
 }

@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 import HTTPServer
 
 // Keeping by the fleet (docs/fleet.md, "Kept by the fleet"): `"fleet": true`
@@ -11,7 +12,7 @@ extension Gateway {
     /// The fleet's wish in a keep body with `"fleet": true`; nil for a keep
     /// on this gateway (where `pin`, `prefer` and `subscriptions` mean
     /// nothing: a 400).
-    static func fleetKeep(_ address: BluetoothAddress, _ body: JSONBody) throws(Problem) -> FleetKeep? {
+    static func fleetKeep(_ address: BluetoothAddress, _ body: JSONField) throws(Problem) -> FleetKeep? {
         let fleet = try body["fleet"].bool()
         if fleet == false {
             throw Problem.invalidParameter("fleet", "is true, or left out for a keep on this gateway")
@@ -64,19 +65,18 @@ extension Gateway {
         }
     }
 
-    /// Publishes the wish; 202: the fleet's gateways take it from there.
-    func keepByFleet(_ wish: FleetKeep) async throws(Problem) -> Response {
+    /// Publishes the wish: the fleet's gateways take it from there.
+    func keepByFleet(_ wish: FleetKeep) async throws(Problem) {
         let fleet = try fleetForKeeping()
         do throws(FleetError) {
             try await fleet.keepByFleet(wish)
         } catch {
             throw Self.fleetKeepProblem(error)
         }
-        return .json(wish.json, status: .accepted)
     }
 
-    /// Clears the wish; 204, or 404 when the fleet did not keep it.
-    func unkeepByFleet(_ address: BluetoothAddress) async throws(Problem) -> Response {
+    /// Clears the wish; a 404 when the fleet did not keep it.
+    func unkeepByFleet(_ address: BluetoothAddress) async throws(Problem) {
         let removed: Bool
         let fleet = try fleetForKeeping()
         do throws(FleetError) {
@@ -85,7 +85,6 @@ extension Gateway {
             throw Self.fleetKeepProblem(error)
         }
         guard removed else { throw Problem(.notFound, status: .notFound, detail: "the fleet does not keep \(address)") }
-        return Response(status: .noContent)
     }
 
     private func fleetForKeeping() throws(Problem) -> any FleetAccess {

@@ -55,7 +55,11 @@ extension Gateway {
         router.put(device + "/keep") { [self] request in
             let body = try JSONBody(request, allowed: Self.keepFields, optional: true)
             _ = try fleetAccess()
-            if let wish = try Self.fleetKeep(try request.address(), body) { return try await keepByFleet(wish) }
+            if let wish = try Self.fleetKeep(try request.address(), body.root) {
+                try await keepByFleet(wish)
+                let (status, json) = CommandJSON.keep(.keptByFleet(wish))
+                return .json(json, status: Status(status))
+            }
             return try await forward(
                 "keep", request, body: ["max_attempts", "label"].compactMap { key in body[key].json.map { (key, $0) } })
         }
@@ -68,7 +72,10 @@ extension Gateway {
             let fleet = try fleetAccess()
             let address = try request.address()
             let keptByFleet = fleet.devices().contains { $0.address == address.description && $0.fleetKeep != nil }
-            if try Self.fleetQuery(request) || keptByFleet { return try await unkeepByFleet(address) }
+            if try Self.fleetQuery(request) || keptByFleet {
+                try await unkeepByFleet(address)
+                return Response(status: .noContent)
+            }
             return try await forward("unkeep", request)
         }
         router.get("/v1/fleet/events") { [self] request in

@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 import HTTPServer
 
 extension Gateway {
@@ -29,25 +30,24 @@ extension Gateway {
             return .json(ModelJSON.characteristic(found, service: service))
         }
         router.get(characteristic + "/value") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let target = try characteristicTarget(request)
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let value = try await withAutoPairing(request, address, adapter, timeout: timeout) { () async throws(BlueZError) in
-                try await central.read(selector, of: address, adapter: adapter, offset: offset, timeout: timeout)
+            let command = ReadCommand(
+                characteristic: target, offset: offset, timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            let value = try await withAutoPairing(request, target.device, timeout: command.timeout) {
+                () async throws(GatewayCommandError) in try await core.read(command)
             }
-            return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
+            return request.wantsRawBytes ? .bytes(value) : .json(CommandJSON.value(value, encoding: encoding))
         }
         router.put(characteristic + "/value") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let target = try characteristicTarget(request)
             let write = try request.valueWrite(types: true)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await withAutoPairing(request, address, adapter, timeout: timeout) { () async throws(BlueZError) in
-                try await central.write(
-                    write.value, to: selector, of: address, adapter: adapter, type: write.type, offset: write.offset,
-                    timeout: timeout)
+            let command = WriteCommand(
+                characteristic: target, value: write.value, type: write.type, offset: write.offset,
+                timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            try await withAutoPairing(request, target.device, timeout: command.timeout) {
+                () async throws(GatewayCommandError) in try await core.write(command)
             }
             return Response(status: .noContent)
         }
@@ -96,11 +96,39 @@ extension Gateway {
     }
 }
 
+extension Gateway {
+    /// The characteristic of a `…/characteristics/{characteristic}` route,
+    /// narrowed by `?service=`, for a core command.
+    func characteristicTarget(_ request: Request) throws(Problem) -> CharacteristicTarget {
+        let device = try commandTarget(request)
+        return CharacteristicTarget(
+            device: device, selector: try request.attribute("characteristic", service: try request.serviceQuery()))
+    }
+}
+
 /// A value to write, from a JSON body or raw bytes.
-struct ValueWrite {
-    var value: [UInt8]
-    var type: WriteType
-    var offset: UInt16
+public struct ValueWrite: Sendable {
+    public var value: [UInt8]
+    public var type: WriteType
+    public var offset: UInt16
+
+    /// The value of a JSON object (a write's body, an MQTT write command):
+    /// `value` in `encoding`, `type` and `offset`, else those of the query.
+    public init(reading json: JSONField, queryType: WriteType? = nil, queryOffset: Int? = nil) throws(Problem) {
+        guard let text = try json["value"].string() else {
+            throw Problem.invalidParameter("value", "is required (the bytes to write, in `encoding`)")
+        }
+        let encoding = try ByteEncoding(parameter: try json["encoding"].string())
+        let type = try (try json["type"].string()).map { (text) throws(Problem) in try Request.writeType(text) }
+        let offset = try json["offset"].int(in: 0...0xFFFF) ?? queryOffset ?? 0
+        self.init(value: try encoding.decode(text), type: type ?? queryType ?? .request, offset: UInt16(offset))
+    }
+
+    init(value: [UInt8], type: WriteType, offset: UInt16) {
+        self.value = value
+        self.type = type
+        self.offset = offset
+    }
 }
 
 extension Request {
@@ -114,20 +142,14 @@ extension Request {
             return ValueWrite(value: body, type: queryType ?? .request, offset: UInt16(queryOffset ?? 0))
         }
         let allowed: Set<String> = types ? ["value", "encoding", "type", "offset"] : ["value", "encoding", "offset"]
-        let json = try JSONBody(self, allowed: allowed)
-        guard let text = try json["value"].string() else {
-            throw Problem.invalidParameter("value", "is required (the bytes to write, in `encoding`)")
-        }
-        let encoding = try ByteEncoding(parameter: try json["encoding"].string())
-        let type = try (try json["type"].string()).map { (text) throws(Problem) in try Self.writeType(text) }
-        let offset = try json["offset"].int(in: 0...0xFFFF) ?? queryOffset ?? 0
-        return ValueWrite(value: try encoding.decode(text), type: type ?? queryType ?? .request, offset: UInt16(offset))
+        return try ValueWrite(reading: try JSONBody(self, allowed: allowed).root, queryType: queryType, queryOffset: queryOffset)
     }
 
     static func writeType(_ text: String) throws(Problem) -> WriteType {
-        guard let type = WriteType(rawValue: text.lowercased()) else {
-            throw Problem.invalidParameter("type", "must be request, command or reliable, not '\(text)'")
+        do {
+            return try WriteCommand.type(text)
+        } catch {
+            throw Problem(error)
         }
-        return type
     }
 }

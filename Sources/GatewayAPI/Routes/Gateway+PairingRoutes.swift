@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -144,8 +145,8 @@ extension Gateway {
     /// want of pairing pairs (the agent's capability decides the method:
     /// Just Works with the default NoInputNoOutput) and runs once more.
     func withAutoPairing<T>(
-        _ request: Request, _ address: BluetoothAddress, _ adapter: String?, timeout: Duration?,
-        _ operation: () async throws(BlueZError) -> T
+        _ request: Request, _ device: DeviceTarget, timeout: Duration?,
+        _ operation: () async throws(GatewayCommandError) -> T
     ) async throws -> T {
         let auto: Bool
         switch request.query["pair"] {
@@ -153,14 +154,14 @@ extension Gateway {
         case "auto"?: auto = true
         case let other?: throw Problem.invalidParameter("pair", "'\(other)' is not a pairing mode (auto)")
         }
-        let first: Result<T, BlueZError>
+        let first: Result<T, GatewayCommandError>
         do {
             first = .success(try await operation())
         } catch {
             first = .failure(error)
         }
-        guard auto, case .failure(let error) = first, error.code == .notPaired else { return try first.get() }
-        _ = try await pair(address, adapter: adapter, timeout: timeout ?? configuration.defaultTimeout)
+        guard auto, case .failure(.bluez(let error)) = first, error.code == .notPaired else { return try first.get() }
+        _ = try await pair(device.address, adapter: device.adapter, timeout: timeout ?? configuration.defaultTimeout)
         return try await operation()
     }
 }

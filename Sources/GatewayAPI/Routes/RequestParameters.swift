@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 import HTTPServer
 
 /// Reading path and query parameters, each mistake a 400 that names the
@@ -16,9 +17,9 @@ extension Request {
 
     static func bluetoothAddress(_ text: String, parameter: String) throws(Problem) -> BluetoothAddress {
         do {
-            return try BluetoothAddress(parsing: text)
+            return try DeviceTarget.address(text, parameter: parameter)
         } catch {
-            throw Problem.invalidParameter(parameter, error.message)
+            throw Problem(error)
         }
     }
 
@@ -32,9 +33,9 @@ extension Request {
     /// A 400 naming `parameter` unless `name` follows `AdapterName`'s rule.
     static func checkAdapterName(_ name: String, parameter: String) throws(Problem) {
         do {
-            try AdapterName.validate(name)
+            _ = try DeviceTarget.adapterName(name, parameter: parameter)
         } catch {
-            throw Problem.invalidParameter(parameter, error.message)
+            throw Problem(error)
         }
     }
 
@@ -47,16 +48,11 @@ extension Request {
     /// A characteristic or descriptor named by `text`: a UUID, or
     /// `handle:N` (decimal or 0x-hex).
     static func attribute(_ text: String, parameter name: String, service: BluetoothUUID?) throws(Problem) -> AttributeSelector {
-        if text.lowercased().hasPrefix("handle:") {
-            let number = text.dropFirst("handle:".count)
-            let handle =
-                number.lowercased().hasPrefix("0x") ? UInt16(number.dropFirst(2), radix: 16) : UInt16(number)
-            guard let handle else {
-                throw Problem.invalidParameter(name, "'\(text)' is not a handle (handle:17 or handle:0x0011)")
-            }
-            return .handle(handle)
+        do {
+            return try CharacteristicTarget.attribute(text, parameter: name, service: service)
+        } catch {
+            throw Problem(error)
         }
-        return .uuid(try uuid(text, parameter: name), service: service)
     }
 
     func uuid(_ text: String, parameter: String) throws(Problem) -> BluetoothUUID {
@@ -65,9 +61,9 @@ extension Request {
 
     static func uuid(_ text: String, parameter: String) throws(Problem) -> BluetoothUUID {
         do {
-            return try BluetoothUUID(parsing: text)
+            return try CharacteristicTarget.uuid(text, parameter: parameter)
         } catch {
-            throw Problem.invalidParameter(parameter, error.message)
+            throw Problem(error)
         }
     }
 

@@ -1,0 +1,26 @@
+import GatewayCore
+import HTTPServer
+
+extension Problem {
+    /// The one table from the core's errors to problems; every door that
+    /// answers with problem JSON (the routes, the MQTT bridge) goes through it.
+    public init(_ error: GatewayCommandError) {
+        switch error {
+        case .invalidParameter(let name, let reason):
+            self = .invalidParameter(name, reason)
+        case .notFound(let detail):
+            self.init(.notFound, status: .notFound, detail: detail)
+        case .bluez(let error):
+            self.init(error)
+        case .noAdapter(let detail):
+            self.init(.adapterUnavailable, status: .serviceUnavailable, detail: detail)
+        }
+    }
+}
+
+/// A core error thrown by a route's handler becomes its problem response.
+extension GatewayCommandError: ResponseConvertibleError {
+    public func response(for request: Request?) -> Response {
+        Problem(self).response(for: request)
+    }
+}

@@ -1,0 +1,107 @@
+import AsyncPrimitives
+import BlueZ
+
+/// What the gateway does, apart from how it is asked: typed commands in,
+/// typed results or a `GatewayCommandError` out. It knows nothing of HTTP
+/// or MQTT; the REST routes (GatewayAPI) and the MQTT bridge are doors that
+/// read their input into a command, call the core, and write the result or
+/// the error in their own terms.
+///
+/// Each operation is implemented here once, for every door.
+public final class GatewayCore: Sendable {
+    public let central: Central
+    /// Keeps the devices asked for connected.
+    public let keeper: ConnectionKeeper
+    /// The adapter of a command that names none (nil: the central's choice).
+    public let defaultAdapter: String?
+    /// How long a connection may take when the command does not say.
+    public let defaultTimeout: Duration
+    /// The longest timeout a command may ask for.
+    public let maximumTimeout: Duration
+
+    public init(
+        central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
+        maximumTimeout: Duration = .seconds(120)
+    ) {
+        self.central = central
+        self.keeper = keeper
+        self.defaultAdapter = defaultAdapter
+        self.defaultTimeout = defaultTimeout
+        self.maximumTimeout = maximumTimeout
+    }
+
+    /// A command's timeout given in milliseconds (`timeout_ms`): 1 ms to the
+    /// core's maximum; nil when none is given.
+    public func timeout(milliseconds: Int?) throws(GatewayCommandError) -> Duration? {
+        try Self.timeout(milliseconds: milliseconds, maximum: maximumTimeout)
+    }
+
+    /// `milliseconds` as a timeout of at most `maximum`.
+    public static func timeout(milliseconds: Int?, maximum: Duration) throws(GatewayCommandError) -> Duration? {
+        guard let milliseconds else { return nil }
+        let limit = max(1, maximum.milliseconds)
+        guard (1...limit).contains(milliseconds) else {
+            throw .invalidParameter(name: "timeout_ms", reason: "must be an integer from 1 to \(limit), not '\(milliseconds)'")
+        }
+        return .milliseconds(milliseconds)
+    }
+
+    /// The adapter a command for `device` goes to: the one it names, else
+    /// the core's default (nil: the central chooses).
+    public func adapter(of device: DeviceTarget) -> String? {
+        device.adapter ?? defaultAdapter
+    }
+
+    public func connect(_ command: ConnectCommand) async throws(GatewayCommandError) -> Device {
+        do {
+            return try await central.connect(
+                command.device.address, adapter: adapter(of: command.device), timeout: command.timeout ?? defaultTimeout)
+        } catch {
+            throw .bluez(error)
+        }
+    }
+
+    public func disconnect(_ command: DisconnectCommand) async throws(GatewayCommandError) -> Device {
+        let adapter = adapter(of: command.device)
+        do {
+            try await central.disconnect(command.device.address, adapter: adapter, timeout: command.timeout)
+            return try central.device(command.device.address, adapter: adapter)
+        } catch {
+            throw .bluez(error)
+        }
+    }
+
+    public func read(_ command: ReadCommand) async throws(GatewayCommandError) -> [UInt8] {
+        let target = command.characteristic
+        do {
+            return try await central.read(
+                target.selector, of: target.device.address, adapter: adapter(of: target.device), offset: command.offset,
+                timeout: command.timeout)
+        } catch {
+            throw .bluez(error)
+        }
+    }
+
+    public func write(_ command: WriteCommand) async throws(GatewayCommandError) {
+        let target = command.characteristic
+        do {
+            try await central.write(
+                command.value, to: target.selector, of: target.device.address, adapter: adapter(of: target.device),
+                type: command.type, offset: command.offset, timeout: command.timeout)
+        } catch {
+            throw .bluez(error)
+        }
+    }
+
+    /// The values arrive as the central's `characteristic-value` events;
+    /// ending the subscription's iteration ends the subscription.
+    public func subscribe(_ command: SubscribeCommand) async throws(GatewayCommandError) -> NotificationSubscription {
+        let target = command.characteristic
+        do {
+            return try await central.subscribe(
+                to: target.selector, of: target.device.address, adapter: adapter(of: target.device))
+        } catch {
+            throw .bluez(error)
+        }
+    }
+}
