@@ -53,7 +53,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test lint-python web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test lint-python web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-fleet e2e-sim bench bench-soak bench-build bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -154,6 +154,12 @@ e2e: test-deps $(VENV)/.blegateway
 ## on the VM's bluetoothd through its forwarded system bus (root).
 e2e-container: test-packages
 	SWIFT="$(SWIFT)" bash Tests/e2e/run.sh --container
+
+## The fleet on the real bluetoothd: two gateways in the VM, each on its own
+## adapter, one mosquitto, a kept device roaming between them
+## (Tests/e2e/fleet.sh; root, about 3 to 5 min).
+e2e-fleet: test-packages
+	SWIFT="$(SWIFT)" bash Tests/e2e/fleet.sh
 
 ## The same checks against the built-in simulator (no VM, no root).
 e2e-sim: test-deps
