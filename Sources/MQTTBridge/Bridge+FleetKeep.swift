@@ -257,9 +257,13 @@ extension Bridge {
             }
             let choice = ownerChoice(wish, snapshot: snapshot, online: online, now: now)
             let status = gateway.fleetHoldStatus(device)
-            let isUp = status?.status == .connected
+            let link = gateway.fleetHoldLink(device)
+            let isUp = link?.isUp == true
             let wasUp = holding.wasUp || isUp
-            let downSince = isUp || !wasUp ? nil : holding.downSince ?? now
+            // Down counts from the link's loss, or from its adapter going
+            // off (even before a first link: nothing will come of it).
+            let adapterOff = link?.adapterOn == false
+            let downSince = isUp || !(wasUp || adapterOff) ? nil : holding.downSince ?? now
             fleetKeeps.withLock { keeping in
                 keeping.holding[device]?.downSince = downSince
                 // Never back to false: a link-up event may have come since the snapshot.
@@ -327,9 +331,10 @@ extension Bridge {
         }
     }
 
-    /// A free connection slot on the pinned adapter, or on any adapter.
+    /// A free connection slot on the pinned adapter, or on any powered
+    /// adapter.
     private func hasFreeSlot(for wish: FleetKeep) -> Bool {
-        gateway.central.connectionSlots().contains { slots in
+        poweredSlots().contains { slots in
             slots.free > 0 && (wish.pinnedAdapter.map { $0 == slots.adapter } ?? true)
         }
     }

@@ -14,7 +14,7 @@ extension Bridge {
     /// disconnect changes them).
     func publishSlotsIfChanged() {
         guard configuration.fleet, client.connectionState.isConnected else { return }
-        let slots = gateway.central.connectionSlots()
+        let slots = poweredSlots()
         let changed = fleetKeeps.withLock { keeping -> Bool in
             guard keeping.publishedSlots != slots else { return false }
             keeping.publishedSlots = slots
@@ -31,6 +31,12 @@ extension Bridge {
             // Sent again on the next tick.
             fleetKeeps.withLock { $0.publishedSlots = nil }
         }
+    }
+
+    /// The slots of the powered adapters: one that is off offers none (it
+    /// cannot connect anything until it is on again).
+    func poweredSlots() -> [AdapterSlots] {
+        gateway.central.connectionSlots().filter { gateway.central.adapterState($0.adapter) == .poweredOn }
     }
 
     /// A new broker connection: the slots are published again (the broker

@@ -14,7 +14,7 @@ import TestSupport
     /// A device of its own, heard only by one gateway (to fill its slots).
     static let bystander = "C4:7C:8D:6A:3D:02"
 
-    static func scenario(adapter: Int, rssi: Int, bystander: Bool = false) -> String {
+    static func scenario(adapter: Int, rssi: Int, bystander: Bool = false, resolveDelay: Double = 0.1) -> String {
         """
         timing: 1
         adapters:
@@ -29,7 +29,7 @@ import TestSupport
               uuids: ["180f"]
             connection:
               delay: 0.2
-              resolveDelay: 0.1
+              resolveDelay: \(resolveDelay)
             services:
               - uuid: "180f"
                 characteristics:
@@ -62,14 +62,15 @@ import TestSupport
 
         static func start(
             _ members: [(String, Int)], broker: Broker? = nil, via urls: [String: String] = [:],
-            arguments extra: [String: [String]] = [:], bystanderAt: String? = nil
+            arguments extra: [String: [String]] = [:], bystanderAt: String? = nil, resolveDelay: Double = 0.1
         ) async throws -> Fleet {
             let broker = if let broker { broker } else { try await Broker.start() }
             let watcher = try await broker.mosquittoSub("blegateway/#", id: "watcher", format: "%t %p")
             var fleet = Fleet(broker: broker, watcher: watcher)
             for (index, (id, rssi)) in members.enumerated() {
                 let gateway = try await GatewayUnderTest.start(
-                    scenario: FleetRoamTests.scenario(adapter: index, rssi: rssi, bystander: bystanderAt == id),
+                    scenario: FleetRoamTests.scenario(
+                        adapter: index, rssi: rssi, bystander: bystanderAt == id, resolveDelay: resolveDelay),
                     arguments: ["--mqtt", urls[id] ?? broker.url, "--gateway-id", id, "--mqtt-keepalive", "10", "--mqtt-commands"]
                         + (extra[id] ?? []))
                 fleet.gateways[id] = gateway
@@ -213,6 +214,28 @@ import TestSupport
         #expect(unkeep.status == 204, "\(unkeep)")
         (held, view) = await Self.view(a) { $0["fleet_keep"] is NSNull && Self.holder($0) == nil && Self.connectedOn($0).isEmpty }
         #expect(held, "\(view ?? [:])")
+        await fleet.stop()
+    }
+
+    /// A real device takes seconds to resolve its services after the link
+    /// comes up (seen in the VM: 2 to 4 s); its holder must not count it
+    /// lost meanwhile (it did: the keeper says `connected` only once the
+    /// services are resolved, and the holder gave the device to the next
+    /// gateway, which did the same, over and over).
+    @Test func aLinkUpWhoseServicesTakeLongerThanTheLossRuleStaysWithItsHolder() async throws {
+        let fleet = try await Fleet.start(
+            [("g-a", -50), ("g-b", -72)],
+            arguments: ["g-a": ["--mqtt-roam-lost-after", "1"], "g-b": ["--mqtt-roam-lost-after", "1"]],
+            resolveDelay: 4)
+        let b = try fleet.gateway("g-b")
+        let keep = try await b.request("PUT", "/v1/fleet/devices/\(Self.strap)/keep", json: #"{"fleet":true}"#)
+        #expect(keep.status == 202, "\(keep)")
+        let (held, view) = await Self.view(b) {
+            Self.holder($0) == "g-a" && ($0["kept_by"] as? [[String: Any]])?.first?["status"] as? String == "connected"
+        }
+        #expect(held, "\(view ?? [:])\n\(fleet.lines.filter { $0.contains("/any/owner/") || $0.contains("/connection ") }.joined(separator: "\n").suffix(3000))")
+        #expect(view?["owner_epoch"] as? Int == 1, "\(view ?? [:])")
+        #expect(fleet.connects("g-a") == 1 && fleet.connects("g-b") == 0, "\(fleet.watcher.standardOutput.suffix(3000))")
         await fleet.stop()
     }
 

@@ -60,4 +60,38 @@ import TestSupport
         #expect(fleet.mostConnectedAtOnce() == 1, "\(fleet.watcher.standardOutput.suffix(4000))")
         await fleet.stop()
     }
+
+    /// A holder whose adapter goes off has lost the device (it cannot reach
+    /// it however long it waits) and gives it to a gateway that hears it;
+    /// with no powered adapter it publishes no slot and is never handed the
+    /// device back while off (it took it back and held it, unconnected,
+    /// on the real bluetoothd).
+    @Test func aHolderWhoseAdapterGoesOffGivesTheDeviceUpAndIsNotHandedItBack() async throws {
+        let fleet = try await Fleet.start([("g-a", -50), ("g-b", -72)])
+        let a = try fleet.gateway("g-a")
+        let b = try fleet.gateway("g-b")
+        let keep = try await b.request("PUT", "/v1/fleet/devices/\(Self.strap)/keep", json: #"{"fleet":true}"#)
+        #expect(keep.status == 202, "\(keep)")
+        var (held, view) = await FleetRoamTests.view(b) {
+            FleetRoamTests.holder($0) == "g-a" && FleetRoamTests.connectedOn($0) == ["g-a"]
+        }
+        #expect(held, "\(view ?? [:])")
+
+        let off = try await a.request("PATCH", "/v1/adapters/hci0", json: #"{"powered":false}"#)
+        #expect(off.status == 200, "\(off)")
+        (held, view) = await FleetRoamTests.view(b) {
+            FleetRoamTests.holder($0) == "g-b" && FleetRoamTests.connectedOn($0) == ["g-b"]
+        }
+        #expect(held, "\(view ?? [:])\n\(fleet.lines.filter { $0.contains("/any/owner/") }.joined(separator: "\n").suffix(3000))")
+        let (emptied, slots) = await FleetHTTPTests.poll(timeout: .seconds(30)) {
+            try await b.get("/v1/fleet/gateways").array.first { $0["id"] as? String == "g-a" }?["connection_slots"]
+                as? [[String: Any]] ?? [["missing": true]]
+        } until: { $0.isEmpty }
+        #expect(emptied, "g-a publishes no slot while hci0 is off: \(slots ?? [])")
+        try await Task.sleep(for: .seconds(4))
+        view = try await b.get("/v1/fleet/devices/\(Self.strap)").object
+        #expect(FleetRoamTests.holder(view ?? [:]) == "g-b", "\(view ?? [:])")
+        #expect(fleet.mostConnectedAtOnce() == 1, "\(fleet.watcher.standardOutput.suffix(4000))")
+        await fleet.stop()
+    }
 }

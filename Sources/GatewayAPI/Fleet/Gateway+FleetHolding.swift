@@ -60,6 +60,20 @@ extension Gateway {
         return keeper.keptDevice(device, adapter: hold.adapter)
     }
 
+    /// The link of a held device as the holder judges it: up as soon as
+    /// bluetoothd says the device is connected (its services may still be
+    /// resolving, which takes a real device seconds; the keeper says
+    /// `connected` only after), and whether the adapter it is kept through
+    /// is powered (one that is off cannot reach the device however long it
+    /// tries). Nil if the device is not held.
+    public func fleetHoldLink(_ address: String) -> (isUp: Bool, adapterOn: Bool)? {
+        guard let hold = fleetHolds.withLock({ $0[address] }), let device = BluetoothAddress(address) else { return nil }
+        let kept = keeper.keptDevice(device, adapter: hold.adapter)
+        let via = kept?.via ?? hold.adapter
+        let linked = (try? central.device(device, adapter: via))?.connected == true
+        return (kept?.status == .connected || linked, central.adapterState(via) == .poweredOn)
+    }
+
     /// Stops holding the device and disconnects it, returning once the link
     /// is down (or `timeout` passed): the fleet's next holder must not meet
     /// this gateway's connection.
