@@ -203,8 +203,8 @@ def notify(curve: dict[str, object], path: Path, note: str) -> str:
     rates = steps(curve, "rate")
     for subject in ORDER:
         points = subject_points(curve, subject)
-        plot(cpu_axis, series(points, subject, "rate", "cpu_percent", "lossless"))
-        plot(each_axis, series(points, subject, "rate", per_notification, "lossless"))
+        plot(cpu_axis, series(points, subject, "rate", "cpu_percent", "clean"))
+        plot(each_axis, series(points, subject, "rate", per_notification, "clean"))
     for axis in (cpu_axis, each_axis):
         log_x(axis, rates)
         axis.set_xlabel("notifications/s emitted")
@@ -215,7 +215,11 @@ def notify(curve: dict[str, object], path: Path, note: str) -> str:
 
     def render(entry: Point) -> str:
         text = f"{fmt(number(entry.get('cpu_percent')))} % ({fmt(per_notification(entry))} µs each)"
-        return text if entry.get("lossless") is True else text + f", lost {entry.get('lost')}"
+        if entry.get("lossless") is not True:
+            text += f", lost {fmt(number(entry.get('lost')))}"
+        if entry.get("emitter_kept_up") is False:
+            text += ", the responder fell behind (sent slower)"
+        return text
 
     rows = [[f"{at:,.0f}", *(cell(subject_points(curve, s), "rate", at, render) for s in ORDER)] for at in rates]
     return table(["notifications/s", *(NAMES[s] for s in ORDER)], rows)
@@ -357,7 +361,14 @@ CURVES: dict[str, Callable[[dict[str, object], Path, str], str]] = {
 
 
 def mark_clean(points: dict[str, object]) -> None:
-    """Reads and fan-out points are clean without errors, loss or dropped streams."""
+    """Which points are clean: reads without errors; notifications without
+    loss and at the rate asked (the responder kept it); fan-out without
+    values lost or streams dropped."""
+    notify = points.get("notify")
+    if isinstance(notify, dict):
+        for subject in ORDER:
+            for entry in subject_points(notify, subject):
+                entry["clean"] = entry.get("lossless") is True and entry.get("emitter_kept_up") is not False
     for name, errors in (("reads", ("errors",)), ("fanout", ("not_delivered", "dropped", "failed"))):
         curve = points.get(name)
         if not isinstance(curve, dict):

@@ -370,7 +370,10 @@ extension Bench {
             let section = "Curve: CPU against the notification rate, one subscriber (\(seconds) s a point)"
             func lossNote(_ subject: String) -> String? {
                 guard let entry = series("notify")[subject]?.first(where: { $0.double("rate") == rate }), entry["error"] == nil else { return nil }
-                return entry["lossless"] as? Bool == true ? nil : "\(subject) lost \(entry.int("lost"))"
+                let lost = entry["lossless"] as? Bool == true ? nil : "\(subject) lost \(entry.int("lost"))"
+                let slow = entry["emitter_kept_up"] as? Bool == false ? "the responder fell behind in \(subject)'s run" : nil
+                let both = [lost, slow].compactMap { $0 }
+                return both.isEmpty ? nil : both.joined(separator: ", ")
             }
             add(Row(section: section, metric: "CPU at \(Format.number(rate))/s", gateway: value("notify", "gateway", "cpu_percent", "rate", rate),
                     peer: value("notify", "peer", "cpu_percent", "rate", rate), baseline: value("notify", "raw", "cpu_percent", "rate", rate),
