@@ -247,7 +247,11 @@ def fanout(curve: dict[str, object], path: Path, note: str) -> str:
     finish(figure, [delivered_axis, cpu_axis], path, note)
 
     def render(entry: Point) -> str:
-        text = f"{fmt(number(entry.get('delivered_rate')))} /s, CPU {fmt(number(entry.get('cpu_percent')))} %"
+        p50 = (number(entry.get("p50_us")) or 0) / 1000
+        text = (
+            f"{fmt(number(entry.get('delivered_rate')))} /s, CPU {fmt(number(entry.get('cpu_percent')))} %, "
+            f"p50 {fmt(p50)} ms, peak RSS {fmt(number(entry.get('peak_rss_mib')))} MiB"
+        )
         missing = number(entry.get("not_delivered")) or 0
         dropped = (number(entry.get("dropped")) or 0) + (number(entry.get("failed")) or 0)
         if missing or dropped:
