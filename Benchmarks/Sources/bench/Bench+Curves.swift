@@ -314,6 +314,8 @@ extension Bench {
 
     func scanCurve(seconds: Double) throws -> [String: Any] {
         let interval = Self.curveAdvertisingInterval
+        // Each point measures the raw client and the gateway together.
+        guard options.wants("curves", .gateway) || options.wants("curves", .raw) else { return ["x": "devices", "series": [:]] }
         var series: [String: [[String: Any]]] = [:]
         for advertisers in Self.curveAdvertisers {
             say("curve: scanning, \(advertisers) advertisers every \(interval) s")
