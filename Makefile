@@ -171,13 +171,13 @@ e2e-sim: test-deps
 ## BENCH_DURATION (seconds per measurement, default 8), BENCH_CHURN_SECONDS
 ## (default 60) and BENCH_SETTLE_SECONDS (default 60) change the run; `make
 ## bench-soak` churns for 10 minutes. The curves phase (`make bench
-## BENCH_PHASES=curves`, about 10 minutes) measures how cost grows (reads
-## against clients, CPU against notification rate, delivered against
-## subscribers, RSS and CPU against kept devices, scan events against
-## advertisers), draws Benchmarks/curves/*.png with scripts/bench-curves.py
-## and rewrites BENCHMARKS.md's curve tables; BENCH_CURVE_SECONDS (seconds a
-## point, default 3) and BENCH_CURVES (a subset: reads,notify,fanout,kept,scan)
-## change it.
+## BENCH_PHASES=curves`, about 7 minutes on a 2-core machine) measures how
+## cost grows (reads against clients, CPU against notification rate,
+## delivered against subscribers, RSS and CPU against kept devices, scan
+## events against advertisers), draws Benchmarks/curves/*.png with
+## scripts/bench-curves.py and rewrites BENCHMARKS.md's curve tables;
+## BENCH_CURVE_SECONDS (seconds a point, default 3) and BENCH_CURVES (a
+## subset: reads,notify,fanout,kept,scan) change it.
 bench: bench-build
 	Benchmarks/.build/release/bench --root .
 
