@@ -349,7 +349,7 @@ extension Bench {
         (result["cpu"] as? [String: Double])?[process] ?? 0
     }
 
-    /// A row per point in report.md, under one section per curve.
+    /// A row per point in report.md, under one section per curve drawn.
     func addCurveRows(_ all: [String: Any]) {
         func series(_ curve: String) -> [String: [[String: Any]]] {
             ((all[curve] as? [String: Any])?["series"] as? [String: [[String: Any]]]) ?? [:]
@@ -361,14 +361,14 @@ extension Bench {
             return entry.double(key)
         }
         let seconds = Format.number(options.curveSeconds)
-        for clients in Self.curveClients.map(Double.init) {
+        for clients in Self.curveClients.map(Double.init) where all["reads"] != nil {
             let section = "Curve: REST reads against clients (\(seconds) s a point)"
             add(Row(section: section, metric: "\(Int(clients)) client(s): reads/s", gateway: value("reads", "gateway", "rps", "clients", clients),
                     peer: value("reads", "peer", "rps", "clients", clients), baseline: value("reads", "raw", "rps", "clients", clients),
                     unit: "req/s", better: .higher,
                     note: "p50: gateway \(Format.number(value("reads", "gateway", "p50_us", "clients", clients))) µs, peer \(Format.number(value("reads", "peer", "p50_us", "clients", clients))) µs, raw \(Format.number(value("reads", "raw", "p50_us", "clients", clients))) µs"))
         }
-        for rate in Self.curveRates {
+        for rate in Self.curveRates where all["notify"] != nil {
             let section = "Curve: CPU against the notification rate, one subscriber (\(seconds) s a point)"
             func lossNote(_ subject: String) -> String? {
                 guard let entry = series("notify")[subject]?.first(where: { $0.double("rate") == rate }), entry["error"] == nil else { return nil }
@@ -382,14 +382,14 @@ extension Bench {
                     unit: "%", better: .lower, note: ["% of one core", lossNote("gateway"), lossNote("peer"), lossNote("raw")]
                         .compactMap { $0 }.joined(separator: "; ")))
         }
-        for subscribers in Self.curveSubscribers.map(Double.init) {
+        for subscribers in Self.curveSubscribers.map(Double.init) where all["fanout"] != nil {
             let section = "Curve: events delivered against subscribers at \(Format.number(Self.curveFanoutRate)) values/s (\(seconds) s a point)"
             add(Row(section: section, metric: "\(Format.number(subscribers)) subscribers: delivered events/s",
                     gateway: value("fanout", "gateway", "delivered_rate", "subscribers", subscribers),
                     peer: value("fanout", "peer", "delivered_rate", "subscribers", subscribers), baseline: nil, unit: "/s", better: .higher,
                     note: "offered \(Format.number(subscribers * Self.curveFanoutRate))/s; not delivered: gateway \(Format.number(value("fanout", "gateway", "not_delivered", "subscribers", subscribers))), peer \(Format.number(value("fanout", "peer", "not_delivered", "subscribers", subscribers)))"))
         }
-        for devices in Self.curveKeptDevices.map(Double.init) {
+        for devices in Self.curveKeptDevices.map(Double.init) where all["kept"] != nil {
             let section = "Curve: kept devices with standing subscriptions (simulator; \(seconds) s a point)"
             add(Row(section: section, metric: "\(Format.number(devices)) kept, subscribed at 1 Hz: RSS",
                     gateway: value("kept", "gateway", "subscribed_rss_mib", "devices", devices), baseline: nil, unit: "MiB", better: .lower,
@@ -398,7 +398,7 @@ extension Bench {
                     gateway: value("kept", "gateway", "subscribed_cpu_percent", "devices", devices), baseline: nil, unit: "%", better: .lower,
                     note: "kept, no subscriptions: \(Format.number(value("kept", "gateway", "kept_cpu_percent", "devices", devices))) %"))
         }
-        for devices in Self.curveAdvertisers.map(Double.init) {
+        for devices in Self.curveAdvertisers.map(Double.init) where all["scan"] != nil {
             let section = "Curve: scan events/s against advertisers in range, each every \(Self.curveAdvertisingInterval) s (\(seconds) s a point)"
             add(Row(section: section, metric: "\(Format.number(devices)) advertisers: events/s",
                     gateway: value("scan", "gateway", "events_per_s", "devices", devices), baseline: value("scan", "raw", "events_per_s", "devices", devices),
