@@ -53,7 +53,7 @@ define apt-install
 endef
 
 
-.PHONY: deps test-deps test-packages build run test lint-python web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-fleet e2e-sim bench bench-soak bench-build bench-check
+.PHONY: deps test-deps test-packages build run test lint-python web-check test-python docker-check docker-run-check scale-sim e2e e2e-container e2e-fleet e2e-sim bench bench-soak bench-build bench-lint bench-check
 
 ## What building and running the gateway needs.
 deps:
@@ -172,11 +172,18 @@ e2e-sim: test-deps
 ## report.json, and after a complete run the summary and full report in
 ## BENCHMARKS.md. Not part of `make test` or CI.
 ## BENCH_PHASES runs a subset (`make bench BENCH_PHASES=read,peer-notify`:
-## startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet; raw-, gateway-
-## or peer- before a phase runs it for that subject only); BENCH_DURATION
-## (seconds per measurement, default 8), BENCH_CHURN_SECONDS (default 60) and
-## BENCH_SETTLE_SECONDS (default 60) change the run; `make bench-soak`
-## churns for 10 minutes.
+## startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet, curves;
+## raw-, gateway- or peer- before a phase runs it for that subject only);
+## BENCH_DURATION (seconds per measurement, default 8), BENCH_CHURN_SECONDS
+## (default 60) and BENCH_SETTLE_SECONDS (default 60) change the run; `make
+## bench-soak` churns for 10 minutes. The curves phase (`make bench
+## BENCH_PHASES=curves`, about 7 minutes on a 2-core machine) measures how
+## cost grows (reads against clients, CPU against notification rate,
+## delivered against subscribers, RSS and CPU against kept devices, scan
+## events against advertisers), draws Benchmarks/curves/*.png with
+## scripts/bench-curves.py and rewrites BENCHMARKS.md's curve tables;
+## BENCH_CURVE_SECONDS (seconds a point, default 3) and BENCH_CURVES (a
+## subset: reads,notify,fanout,kept,scan) change it.
 bench: bench-build
 	Benchmarks/.build/release/bench --root .
 
@@ -191,7 +198,7 @@ PEER_VENV := $(CURDIR)/Benchmarks/peer/.venv
 # scope"). Removing the plan makes it list them again.
 BENCH_PLANS := Benchmarks/.build/release/description.json Benchmarks/.build/debug/description.json
 
-bench-build: test-deps $(PEER_VENV)/.installed
+bench-build: test-deps $(PEER_VENV)/.installed bench-lint
 	$(SWIFT) build -c release --product blegateway
 	$(SWIFT) build -c release --product bluez-sim
 	rm -f $(BENCH_PLANS)
@@ -204,6 +211,12 @@ $(PEER_VENV)/.installed: Benchmarks/peer/requirements.txt | test-packages
 	python3 -m venv $(PEER_VENV)
 	$(PEER_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r Benchmarks/peer/requirements.txt
 	@touch $@
+
+## scripts/bench-curves.py type-checked against matplotlib's own
+## annotations, in the peer's environment (the checkout's .venv has no
+## matplotlib, so `make lint-python` takes its imports as untyped).
+bench-lint: test-deps $(PEER_VENV)/.installed
+	mypy --no-warn-unused-configs --python-executable $(PEER_VENV)/bin/python scripts/bench-curves.py
 
 ## Only compiles the harness (debug, against the current sources): a cheap
 ## check that it still builds, without running anything.

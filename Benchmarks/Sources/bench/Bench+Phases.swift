@@ -217,35 +217,32 @@ extension Bench {
     func restBaseline() throws {
         say("raw ReadValue round trips")
         for inflight in [1, 16] {
-            let child = try Child("dbus-floor", [tool("dbus-floor"), "read", "--linger", "1", "--bus", address, "--inflight", String(inflight),
-                                                 "--duration", String(options.duration), "--warmup", "2"],
-                                  cpu: gatewayCPU, log: logs + "/dbus-floor.log")
-            Clock.sleep(2)
-            let cpu = window([("raw", child.pid)])
-            var result = try child.resultJSON(timeout: options.duration + 30)
-            let usage = cpu.finish()
-            child.finish()
-            result["cpu"] = usage
-            record("raw ReadValue ×\(inflight)", usage)
-            baseline["read\(inflight)"] = result
+            baseline["read\(inflight)"] = try rawRead(inflight: inflight, duration: options.duration)
         }
+    }
+
+    /// dbus-floor's ReadValue round trips with `inflight` calls outstanding,
+    /// 2 s of warm-up then `duration` s measured; its JSON result with the
+    /// CPU of every process of ours in the window.
+    func rawRead(inflight: Int, duration: Double) throws -> [String: Any] {
+        let child = try Child("dbus-floor", [tool("dbus-floor"), "read", "--linger", "1", "--bus", address, "--inflight", String(inflight),
+                                             "--duration", String(duration), "--warmup", "2"],
+                              cpu: gatewayCPU, log: logs + "/dbus-floor.log")
+        Clock.sleep(2)
+        let cpu = window([("raw", child.pid)])
+        var result = try child.resultJSON(timeout: duration + 30)
+        let usage = cpu.finish()
+        child.finish()
+        result["cpu"] = usage
+        record("raw ReadValue ×\(inflight)", usage)
+        return result
     }
 
     /// wrk against each contender's read, 1 connection then 16, gateway and
     /// peer alternating; then GET /health on the gateway as a reference for
     /// its HTTP layer.
     func reads() throws {
-        let script = options.out + "/wrk-report.lua"
-        try """
-            -- Prints wrk's result as one JSON line (latencies in microseconds).
-            done = function(summary, latency, requests)
-              local e = summary.errors
-              io.write(string.format('{"requests":%d,"duration_us":%d,"errors":%d,"non2xx":%d,"p50_us":%.1f,"p90_us":%.1f,"p99_us":%.1f,"p999_us":%.1f,"max_us":%.1f}\\n',
-                summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
-                latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max))
-            end
-
-            """.write(toFile: script, atomically: true, encoding: .utf8)
+        let script = try wrkScript()
         let contenders = contenders(for: "read")
         var figures: [Subject: [String: Any]] = [:]
         for clients in [1, 16] {
@@ -304,19 +301,36 @@ extension Bench {
         }
     }
 
+    /// Writes the Lua script that makes wrk print its result as JSON; its path.
+    func wrkScript() throws -> String {
+        let script = options.out + "/wrk-report.lua"
+        try """
+            -- Prints wrk's result as one JSON line (latencies in microseconds).
+            done = function(summary, latency, requests)
+              local e = summary.errors
+              io.write(string.format('{"requests":%d,"duration_us":%d,"errors":%d,"non2xx":%d,"p50_us":%.1f,"p90_us":%.1f,"p99_us":%.1f,"p999_us":%.1f,"max_us":%.1f}\\n',
+                summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
+                latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max))
+            end
+
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        return script
+    }
+
     /// wrk: 2 s of warm-up, then one measured window; its JSON result with
     /// `rps` and the CPU of every process of ours in the window.
-    func wrk(script: String, port: Int, path: String, clients: Int, label: String) throws -> [String: Any] {
+    func wrk(script: String, port: Int, path: String, clients: Int, label: String, duration: Double? = nil) throws -> [String: Any] {
+        let duration = duration ?? options.duration
         say("wrk \(label), \(clients) connection(s)")
         let url = "http://127.0.0.1:\(port)\(path)"
         _ = try runTool("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d2s", "-s", script, url], cpu: loadCPU, timeout: 30)
-        let child = try Child("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d\(Int(options.duration))s", "-s", script, url],
+        let child = try Child("wrk", ["/usr/bin/wrk", "-t1", "-c\(clients)", "-d\(Int(duration))s", "-s", script, url],
                               cpu: loadCPU, log: logs + "/wrk.log")
         let cpu = window([("wrk", child.pid)])
         // wrk cannot linger: the window closes just before it ends.
-        Clock.sleep(options.duration - 0.3)
+        Clock.sleep(duration - 0.3)
         let usage = cpu.finish()
-        var result = try child.resultJSON(timeout: options.duration + 30)
+        var result = try child.resultJSON(timeout: duration + 30)
         result["cpu"] = usage
         result["rps"] = result.double("requests") / (result.double("duration_us") / 1e6)
         record("GET \(label) ×\(clients)", usage)
@@ -755,63 +769,10 @@ extension Bench {
 
     func scan() throws {
         say("scanning: \(options.advertisers) simulated advertisers")
-        let (daemon, scanAddress) = try startDaemon("scan")
-        defer { daemon.stop() }
-        let scenario = options.out + "/advertisers.yaml"
-        var yaml = "# \(options.advertisers) advertisers, one report every \(options.advertisingInterval) s each\ntiming: 1\ndevices:\n"
-        for index in 0..<options.advertisers {
-            let address = String(format: "D0:00:00:00:%02X:%02X", index >> 8, index & 0xFF)
-            yaml += """
-                  - address: "\(address)"
-                    name: "Sensor \(index)"
-                    rssi: \(-40 - index % 50)
-                    rssiJitter: 5
-                    advertising: { interval: \(options.advertisingInterval), uuids: ["181a"], manufacturerData: { 0xffff: "0000" }, counter: true }
-
-                """
-        }
-        try yaml.write(toFile: scenario, atomically: true, encoding: .utf8)
-        let simulator = try Child("bluez-sim", [simulatorBinary, "--bus", scanAddress, "--scenario", scenario, "--timing", "1"],
-                                  cpu: loadCPU, log: logs + "/bluez-sim.log")
-        defer { simulator.stop() }
-        guard simulator.readLine(timeout: 120, where: { $0.hasPrefix("bluez-sim: serving") }) != nil else {
-            throw BenchError("bluez-sim did not start")
-        }
-        let warmup = 4.0
-        let raw = try Child("dbus-floor", [tool("dbus-floor"), "scan", "--linger", "1", "--bus", scanAddress, "--duration", String(options.duration),
-                                           "--warmup", String(warmup)], cpu: gatewayCPU, log: logs + "/dbus-floor.log")
-        Clock.sleep(warmup)
-        let rawWindow = CPUWindow([("raw", raw.pid), ("simulator", simulator.pid), ("dbus-daemon", daemon.pid)])
-        var rawResult = try raw.resultJSON(timeout: options.duration + 60)
-        let rawCPU = rawWindow.finish()
-        raw.finish()
-        rawResult["cpu"] = rawCPU
-        record("raw scan", rawCPU)
-        Clock.sleep(2)
-
-        let scanPort = HTTPProbe.freePort()
-        let gateway = try startGateway(scanAddress, port: scanPort, tag: "scan")
-        defer { gateway.stop() }
-        // What the simulator offers in the same window, counted by a second
-        // raw client on the load side (the separate raw run above gives the
-        // baseline's CPU; its rate depends on how busy CPU 0 was then).
-        let offered = try Child("dbus-floor", [tool("dbus-floor"), "scan", "--linger", "1", "--bus", scanAddress,
-                                               "--duration", String(options.duration), "--warmup", String(warmup)],
-                                cpu: loadCPU, log: logs + "/dbus-floor.log")
-        let client = try Child("sse-load", [tool("sse-load"), "count", "--linger", "1", "--port", String(scanPort), "--path", "/v1/scan?duplicates=true",
-                                            "--clients", "1", "--duration", String(options.duration), "--warmup", String(warmup),
-                                            "--timeout-ms", "120000"], cpu: loadCPU, log: logs + "/sse-load.log")
-        guard client.readLine(timeout: 30, where: { $0.hasPrefix("ready") }) != nil else { throw BenchError("scan stream not ready") }
-        Clock.sleep(warmup)
-        let gatewayWindow = CPUWindow([("gateway", gateway.pid), ("simulator", simulator.pid), ("dbus-daemon", daemon.pid),
-                                       ("sse-load", client.pid)])
-        var result = try client.resultJSON(timeout: options.duration + 60)
-        let cpu = gatewayWindow.finish()
-        client.finish()
-        let offeredResult = try offered.resultJSON(timeout: 30)
-        offered.finish()
-        result["cpu"] = cpu
-        record("gateway scan", cpu)
+        let point = try scanPoint(advertisers: options.advertisers, interval: options.advertisingInterval, duration: options.duration,
+                                  warmup: 4, tag: "scan")
+        let result = point.gateway, rawResult = point.raw, offeredResult = point.offered
+        let cpu = result["cpu"] as? [String: Double] ?? [:], rawCPU = rawResult["cpu"] as? [String: Double] ?? [:]
         results["scan"] = ["gateway": result, "baseline": rawResult, "offered": offeredResult, "advertisers": options.advertisers,
                            "interval_s": options.advertisingInterval]
         let section = "Scanning: \(Format.number(Double(options.advertisers))) simulated advertisers (bluez-sim), every \(options.advertisingInterval) s each, DuplicateData"
@@ -820,6 +781,76 @@ extension Bench {
                 note: "baseline: org.bluez signals/s received in the same window by a raw libdbus client in the same discovery (alone, on CPU 1: \(Format.number(rawResult.double("rate")))/s); event types \(result["types"] ?? [:])"))
         add(Row(section: section, metric: "CPU", gateway: cpu["gateway"], baseline: rawCPU["raw"], unit: "%", better: .lower,
                 note: "% of one core; simulator \(cpu["simulator"] ?? 0)% (raw run \(rawCPU["simulator"] ?? 0)%), dbus-daemon \(cpu["dbus-daemon"] ?? 0)%"))
+    }
+}
+
+extension Bench {
+    /// One scan measurement on a bus and simulator of its own: `advertisers`
+    /// simulated advertisers, one report every `interval` s each; a raw
+    /// libdbus client in the discovery alone, then the release gateway's
+    /// GET /v1/scan?duplicates=true stream counted by sse-load while a
+    /// second raw client counts what the simulator offers in the same
+    /// window. Each result carries the CPU of the processes in its window.
+    func scanPoint(advertisers: Int, interval: Double, duration: Double, warmup: Double, tag: String) throws
+        -> (gateway: [String: Any], raw: [String: Any], offered: [String: Any])
+    {
+        let (daemon, scanAddress) = try startDaemon(tag)
+        defer { daemon.stop() }
+        let scenario = options.out + "/advertisers-\(tag).yaml"
+        var yaml = "# \(advertisers) advertisers, one report every \(interval) s each\ntiming: 1\ndevices:\n"
+        for index in 0..<advertisers {
+            let address = String(format: "D0:00:00:00:%02X:%02X", index >> 8, index & 0xFF)
+            yaml += """
+                  - address: "\(address)"
+                    name: "Sensor \(index)"
+                    rssi: \(-40 - index % 50)
+                    rssiJitter: 5
+                    advertising: { interval: \(interval), uuids: ["181a"], manufacturerData: { 0xffff: "0000" }, counter: true }
+
+                """
+        }
+        try yaml.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let simulator = try Child("bluez-sim", [simulatorBinary, "--bus", scanAddress, "--scenario", scenario, "--timing", "1"],
+                                  cpu: loadCPU, log: logs + "/bluez-sim-\(tag).log")
+        defer { simulator.stop() }
+        guard simulator.readLine(timeout: 120, where: { $0.hasPrefix("bluez-sim: serving") }) != nil else {
+            throw BenchError("bluez-sim did not start")
+        }
+        let raw = try Child("dbus-floor", [tool("dbus-floor"), "scan", "--linger", "1", "--bus", scanAddress, "--duration", String(duration),
+                                           "--warmup", String(warmup)], cpu: gatewayCPU, log: logs + "/dbus-floor.log")
+        Clock.sleep(warmup)
+        let rawWindow = CPUWindow([("raw", raw.pid), ("simulator", simulator.pid), ("dbus-daemon", daemon.pid)])
+        var rawResult = try raw.resultJSON(timeout: duration + 60)
+        let rawCPU = rawWindow.finish()
+        raw.finish()
+        rawResult["cpu"] = rawCPU
+        record("raw \(tag)", rawCPU)
+        Clock.sleep(2)
+
+        let scanPort = HTTPProbe.freePort()
+        let gateway = try startGateway(scanAddress, port: scanPort, tag: tag)
+        defer { gateway.stop() }
+        // What the simulator offers in the same window, counted by a second
+        // raw client on the load side (the separate raw run above gives the
+        // baseline's CPU; its rate depends on how busy CPU 0 was then).
+        let offered = try Child("dbus-floor", [tool("dbus-floor"), "scan", "--linger", "1", "--bus", scanAddress,
+                                               "--duration", String(duration), "--warmup", String(warmup)],
+                                cpu: loadCPU, log: logs + "/dbus-floor.log")
+        let client = try Child("sse-load", [tool("sse-load"), "count", "--linger", "1", "--port", String(scanPort), "--path", "/v1/scan?duplicates=true",
+                                            "--clients", "1", "--duration", String(duration), "--warmup", String(warmup),
+                                            "--timeout-ms", "120000"], cpu: loadCPU, log: logs + "/sse-load.log")
+        guard client.readLine(timeout: 30, where: { $0.hasPrefix("ready") }) != nil else { throw BenchError("scan stream not ready") }
+        Clock.sleep(warmup)
+        let gatewayWindow = CPUWindow([("gateway", gateway.pid), ("simulator", simulator.pid), ("dbus-daemon", daemon.pid),
+                                       ("sse-load", client.pid)])
+        var result = try client.resultJSON(timeout: duration + 60)
+        let cpu = gatewayWindow.finish()
+        client.finish()
+        let offeredResult = try offered.resultJSON(timeout: 30)
+        offered.finish()
+        result["cpu"] = cpu
+        record("gateway \(tag)", cpu)
+        return (result, rawResult, offeredResult)
     }
 }
 

@@ -19,8 +19,15 @@ import Glibc
 /// Runs after the main gateway stopped, on the main bus and responder.
 extension Bench {
     static let keptDeviceCount = 100
-    /// Connection slots for the kept devices on the simulator's one adapter.
-    var keptSlots: [String] { ["--connection-slots", String(Self.keptDeviceCount)] }
+    /// Connection slots for the kept devices on the simulator's one
+    /// adapter, and quotas that let the harness (one client) keep them all.
+    var keptSlots: [String] { ["--connection-slots", String(Self.keptDeviceCount)] + keepQuotas(Self.keptDeviceCount) }
+
+    /// `serve` options raising the kept-device and standing-subscription
+    /// quotas (16 and 128 a client by default) to `count`, for one client.
+    func keepQuotas(_ count: Int) -> [String] {
+        ["--max-kept-devices", "--max-subscriptions"].flatMap { [$0, String(count), $0 + "-per-client", "0"] }
+    }
     static let storedEventTarget = 100_000
 
     func stateStore() throws {
@@ -231,9 +238,10 @@ extension Bench {
         return figure
     }
 
-    /// Polls `path` (a JSON array) until `count` of its objects have
-    /// `field` == `value`; the time it did, or nil at the deadline.
-    func waitUntil(port: Int, path: String, field: String, value: String, count: Int, timeout: Double) -> Double? {
+    /// Polls `path` (a JSON array) every `every` seconds until `count` of
+    /// its objects have `field` == `value`; the time it did, or nil at the
+    /// deadline.
+    func waitUntil(port: Int, path: String, field: String, value: String, count: Int, timeout: Double, every: Double = 0.02) -> Double? {
         let deadline = Clock.seconds() + timeout
         while Clock.seconds() < deadline {
             if let response = HTTPProbe.get(port: port, path: path), response.status == 200,
@@ -242,7 +250,7 @@ extension Bench {
             {
                 return Clock.seconds()
             }
-            Clock.sleep(0.02)
+            Clock.sleep(every)
         }
         return nil
     }

@@ -20,10 +20,18 @@ struct Options {
     var only: Set<String> = []
     /// How long to wait at the start for the shared machine to be quiet.
     var quietWait = 120.0
+    /// Seconds measured per point of the curves phase (BENCH_CURVE_SECONDS).
+    var curveSeconds = 3.0
+    /// The curves to draw (BENCH_CURVES: reads, notify, fanout, kept, scan);
+    /// empty draws them all.
+    var curves: Set<String> = []
+    /// Whether the run may write BENCHMARKS.md and the committed charts
+    /// (`--no-update` leaves both alone).
+    var update = true
 
     /// The phases, in the order they run; `--only` accepts these names (a
     /// phase added in a file of its own adds its name here).
-    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak", "fleet"]
+    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak", "fleet", "curves"]
     static let aliases = ["rest": "read"]
 
     /// Whether `phase` runs for `subject` (nil: for any subject).
@@ -177,14 +185,16 @@ final class Bench {
     /// state goes to a directory of the run's own (never the machine's
     /// /var/lib/blegateway, which another gateway may hold) unless
     /// `state` gives other options (`--no-state`, a shared directory).
+    /// `maxConnections` is its `--max-connections` (the curves' 10,000
+    /// subscribers need more than the usual 4,096).
     func startGateway(
         _ address: String, port: Int, tag: String, state: [String]? = nil, logLevel: String = "warning",
-        healthTimeout: Double = 20
+        healthTimeout: Double = 20, maxConnections: Int = 4096
     ) throws -> Child {
         let child = try Child(
             "blegateway",
             [gatewayBinary, "serve", "--bus", address, "--listen", "127.0.0.1:\(port)", "--log-level", logLevel,
-             "--max-connections", "4096", "--max-connections-per-client", "0"]
+             "--max-connections", String(maxConnections), "--max-connections-per-client", "0"]
                 + (state ?? ["--state-dir", options.out + "/state-\(tag)"]),
             cpu: gatewayCPU, log: logs + "/gateway-\(tag).log")
         try waitForHealth(child, port: port, log: "gateway-\(tag).log", timeout: healthTimeout)
@@ -276,6 +286,7 @@ final class Bench {
         if !contenders(for: "fanout").isEmpty { try timed("fanout") { try fanout() } }
         if options.wants("churn", .gateway) { try timed("churn") { try use(.gateway); try churn() } }
         if options.wants("state", .gateway) { try timed("state") { try use(.raw); try stateStore() } }
+        if Subject.allCases.contains(where: { options.wants("curves", $0) }) { try timed("curves") { try curves() } }
         try use(.raw)
         responder?.stop()
         responder = nil

@@ -13,12 +13,15 @@ import Glibc
 //         [--fanout-rate R] [--settle-seconds S] [--quiet-wait S] [--no-update]
 //         [--only PHASE,...]
 //
-// Phases: startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet; a
+// Phases: startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet,
+// curves; a
 // phase alone runs it for every subject (raw floor, gateway, peer), and
 // raw-PHASE, gateway-PHASE or peer-PHASE for one (`--only read,peer-notify`).
 // The environment can set BENCH_PHASES, BENCH_DURATION, BENCH_CHURN_SECONDS,
 // BENCH_SETTLE_SECONDS and BENCH_QUIET_WAIT too (`make bench-soak` sets the
-// churn to 600 s).
+// churn to 600 s), and for the curves phase BENCH_CURVE_SECONDS (seconds a
+// point, default 3) and BENCH_CURVES (a subset of reads, notify, fanout,
+// kept, scan).
 
 func usage(_ message: String) -> Never {
     var text = "bench: \(message)\n"
@@ -33,17 +36,23 @@ if let value = environment["BENCH_DURATION"].flatMap(Double.init) { options.dura
 if let value = environment["BENCH_CHURN_SECONDS"].flatMap(Double.init) { options.churnSeconds = value }
 if let value = environment["BENCH_QUIET_WAIT"].flatMap(Double.init) { options.quietWait = value }
 if let value = environment["BENCH_SETTLE_SECONDS"].flatMap(Double.init) { options.settleSeconds = value }
+if let value = environment["BENCH_CURVE_SECONDS"].flatMap(Double.init) { options.curveSeconds = max(1, value.rounded()) }
+if let value = environment["BENCH_CURVES"] {
+    options.curves = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+    if let unknown = options.curves.first(where: { !Bench.curveNames.contains($0) }) {
+        usage("unknown curve \(unknown) (curves: \(Bench.curveNames.joined(separator: ", ")))")
+    }
+}
 func phases(_ list: String) -> Set<String> {
     let (phases, problem) = Options.phases(list)
     if let problem { usage(problem) }
     return phases
 }
 if let value = environment["BENCH_PHASES"] { options.only = phases(value) }
-var update = true
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     if argument == "--no-update" {
-        update = false
+        options.update = false
         continue
     }
     guard let value = arguments.popFirst() else { usage("\(argument) needs a value") }
@@ -96,7 +105,7 @@ bench.results["elapsed_s"] = (elapsed * 10).rounded() / 10
 bench.results["options"] = [
     "duration_s": options.duration, "churn_s": options.churnSeconds, "advertisers": options.advertisers,
     "advertising_interval_s": options.advertisingInterval, "fanout": options.fanout, "fanout_rate": options.fanoutRate,
-    "settle_s": options.settleSeconds, "phases": options.only.isEmpty ? ["all"] : options.only.sorted(),
+    "settle_s": options.settleSeconds, "curve_point_s": options.curveSeconds, "phases": options.only.isEmpty ? ["all"] : options.only.sorted(),
     "placement": "gateway or peer pinned to CPU 1; dbus-daemon, responder/simulator and load generators to CPU 0; raw baseline tools to CPU 1",
 ]
 let targets = bench.judgeTargets()
@@ -139,7 +148,7 @@ do {
 } catch {
     usage("cannot write the report: \(error)")
 }
-if update, options.complete, failure == nil {
+if options.update, options.complete, failure == nil {
     let summary = "Run \(stamp) UTC, revision \(revision), \(Format.number(elapsed)) s; "
         + "the full report is at the end of this file.\n\n" + TargetRow.table(targets)
     switch BenchmarksFile.update(options.root + "/BENCHMARKS.md", summary: summary, report: markdown) {
