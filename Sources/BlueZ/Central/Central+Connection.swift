@@ -194,7 +194,7 @@ extension Central {
     /// flushes every pending change (`g_dbus_flush`), and this connection
     /// applies signals before it delivers a later reply: so after one round
     /// trip to bluetoothd the mirror holds the whole GATT tree.
-    private func awaitGATTObjects(_ path: ObjectPath, deadline: ContinuousClock.Instant) async {
+    func awaitGATTObjects(_ path: ObjectPath, deadline: ContinuousClock.Instant) async {
         _ = try? await call(
             path, ObjectManager.properties, "Get", [.string(Device1.interface.rawValue), .string("ServicesResolved")],
             deadline: min(deadline, .now + .seconds(2)))

@@ -22,7 +22,8 @@ extension Central {
         offset: UInt16 = 0, timeout: Duration? = nil
     ) async throws(BlueZError) -> [UInt8] {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
+        let (devicePath, target) = try await resolveSettledCharacteristic(
+            characteristic, of: address, adapter: adapter, deadline: deadline)
         return try await sharedRead(
             target.path, GattCharacteristic1.interface, of: devicePath, offset: offset, deadline: deadline)
     }
@@ -38,7 +39,8 @@ extension Central {
         type: WriteType = .request, offset: UInt16 = 0, timeout: Duration? = nil
     ) async throws(BlueZError) {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
+        let (devicePath, target) = try await resolveSettledCharacteristic(
+            characteristic, of: address, adapter: adapter, deadline: deadline)
         if type == .command {
             // 23 is the minimum ATT MTU (Core Spec Vol 3, Part F, 3.2.8),
             // the one in force when bluetoothd reports none.
@@ -139,6 +141,29 @@ extension Central {
                 throw BlueZError.deviceMissing(address, adapter: adapter, in: state)
             }
             return (device.path, try state.tree.characteristic(selector, ofDevice: device.path))
+        }
+    }
+
+    /// As `resolveCharacteristic`, looking once more after a round trip to
+    /// bluetoothd when the characteristic is missing from a device whose
+    /// services are resolved: bluetoothd 5.66 can send `ServicesResolved`
+    /// before the `InterfacesAdded` of the GATT objects (see
+    /// `awaitGATTObjects`), so a consumer woken by that event (a standing
+    /// subscription, a client that saw `services-resolved`) may look too
+    /// early. Seen on the real bluetoothd in the VM: a fleet holder's
+    /// subscription found no characteristic and waited for the next link.
+    func resolveSettledCharacteristic(
+        _ selector: AttributeSelector, of address: BluetoothAddress, adapter: String?, deadline: ContinuousClock.Instant
+    ) async throws(BlueZError) -> (ObjectPath, MirroredCharacteristic) {
+        do {
+            return try resolveCharacteristic(selector, of: address, adapter: adapter)
+        } catch where error.code == .notFound {
+            let resolved = state.withLock { state in
+                state.tree.device(address: address, adapter: adapter).flatMap { $0.servicesResolved ? $0.path : nil }
+            }
+            guard let devicePath = resolved else { throw error }
+            await awaitGATTObjects(devicePath, deadline: deadline)
+            return try resolveCharacteristic(selector, of: address, adapter: adapter)
         }
     }
 

@@ -45,7 +45,8 @@ extension Central {
         for consumer: NotificationConsumer, timeout: Duration?
     ) async throws(BlueZError) -> NotificationLease {
         let deadline = ContinuousClock.now + (timeout ?? options.defaultTimeout)
-        let (devicePath, target) = try resolveCharacteristic(characteristic, of: address, adapter: adapter)
+        let (devicePath, target) = try await resolveSettledCharacteristic(
+            characteristic, of: address, adapter: adapter, deadline: deadline)
         guard !target.properties.isDisjoint(with: [.notify, .indicate]) else {
             throw BlueZError(.notSupported, "the characteristic \(target.uuid.shortString) neither notifies nor indicates")
         }

@@ -36,7 +36,7 @@ public final class Central: Sendable {
 
     let state = Mutex(CentralState())
     /// The streams of `events()`.
-    let eventBroadcast = Broadcast<CentralEvent>()
+    let eventBroadcast = CentralEventBroadcast()
     /// Operations per device path, and discovery changes per adapter path.
     let lanes = OperationLanes<LaneKey>()
     /// Reads in flight, shared by the callers that ask for the same value.
@@ -220,7 +220,7 @@ public final class Central: Sendable {
         // `Broadcast`'s own lock, which orders them; `Broadcast` removes a
         // consumer that leaves without waiting for that lock, and checks the
         // filter before it wakes the consumer.
-        eventBroadcast.subscribe(bufferSize: bufferSize, filter: filter.check)
+        eventBroadcast.subscribe(filter, bufferSize: bufferSize)
     }
 
     /// Calls `handler` with every event (or what `filter` passes), in the
@@ -236,7 +236,7 @@ public final class Central: Sendable {
     public func addEventHandler(
         _ filter: CentralEventFilter = .all, _ handler: @escaping @Sendable (CentralEvent) -> Void
     ) -> UInt64? {
-        eventBroadcast.addHandler(filter: filter.check, handler)
+        eventBroadcast.addHandler(filter, handler)
     }
 
     /// Stops calling the handler `id` (see `addEventHandler`).

@@ -54,6 +54,12 @@ public struct CentralEventFilter: Sendable, Hashable {
         }
     }
 
+    /// Whether `event` is one a link filter may pass: a link event or a
+    /// change of an adapter's state or of BlueZ's availability.
+    static func concernsLinks(_ event: CentralEvent) -> Bool {
+        linkDevice(of: event) != nil || isBlueZState(event)
+    }
+
     /// The device of a link event (connected, services resolved,
     /// disconnected, removed); nil for any other event.
     private static func linkDevice(of event: CentralEvent) -> Device? {
