@@ -251,20 +251,7 @@ extension Bench {
         for index in 0..<adapters { yaml += "  - id: hci\(index)\n" }
         yaml += "devices:\n"
         for index in 0..<count {
-            yaml += """
-                  - address: "\(address(index))"
-                    name: "Kept \(index)"
-                    adapter: hci\(index % adapters)
-                    rssi: -50
-                    advertising: { interval: 0.5, uuids: ["180d"] }
-                    services:
-                      - uuid: "180d"
-                        characteristics:
-                          - uuid: "2a37"
-                            flags: [notify]
-                            behaviour: { kind: heart-rate, bpm: 70, variation: 5, rate: 1 }
-
-                """
+            yaml += keptSensorYAML(address: address(index), index: index, adapter: "hci\(index % adapters)")
         }
         let scenario = options.out + "/\(tag).yaml"
         try yaml.write(toFile: scenario, atomically: true, encoding: .utf8)

@@ -129,6 +129,19 @@ extension Bench {
 
     func keptAddress(_ index: Int) -> String { String(format: "E0:00:00:00:00:%02X", index) }
 
+    /// One connectable heart-rate sensor of a kept-devices scenario,
+    /// notifying once a second (heard by `adapter` alone, when one is named).
+    func keptSensorYAML(address: String, index: Int, adapter: String? = nil) -> String {
+        var lines = ["  - address: \"\(address)\"", "    name: \"Kept \(index)\""]
+        if let adapter { lines.append("    adapter: \(adapter)") }
+        lines += [
+            "    rssi: -50", "    advertising: { interval: 0.5, uuids: [\"180d\"] }", "    services:",
+            "      - uuid: \"180d\"", "        characteristics:", "          - uuid: \"2a37\"", "            flags: [notify]",
+            "            behaviour: { kind: heart-rate, bpm: 70, variation: 5, rate: 1 }",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     func keptDevices(directory: String) throws {
         let count = Self.keptDeviceCount
         say("state store: \(count) kept devices with standing subscriptions, restored")
@@ -136,21 +149,7 @@ extension Bench {
         defer { daemon.stop() }
         let scenario = options.out + "/kept-devices.yaml"
         var yaml = "# \(count) connectable heart-rate sensors, notifying once a second\ntiming: 1\ndevices:\n"
-        for index in 0..<count {
-            yaml += """
-                  - address: "\(keptAddress(index))"
-                    name: "Kept \(index)"
-                    rssi: -50
-                    advertising: { interval: 0.5, uuids: ["180d"] }
-                    services:
-                      - uuid: "180d"
-                        characteristics:
-                          - uuid: "2a37"
-                            flags: [notify]
-                            behaviour: { kind: heart-rate, bpm: 70, variation: 5, rate: 1 }
-
-                """
-        }
+        for index in 0..<count { yaml += keptSensorYAML(address: keptAddress(index), index: index) }
         try yaml.write(toFile: scenario, atomically: true, encoding: .utf8)
         var simulator = try startSimulator(busAddress, scenario: scenario, tag: "1")
         defer { simulator.stop() }
