@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// subscriptions, the peripheral role) before it is handed over to the
 /// server; on shutdown (first but the MQTT bridge) ends every open stream
 /// with its documented last event, while the server still sends.
-struct APIService: Service {
+struct APIService: GatewayService {
     let configuration: GatewayConfiguration
     let handoffs: Handoffs
     let logger: Logger

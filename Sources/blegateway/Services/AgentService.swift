@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// The pairing agent, registered with bluetoothd once the API that answers
 /// its questions is there (and again whenever BlueZ comes back); on
 /// shutdown it unregisters, before the central stops.
-struct AgentService: Service {
+struct AgentService: GatewayService {
     let configuration: PairingAgent.Configuration
     let handoffs: Handoffs
     let logger: Logger

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// hands the new connection to the central, which rebuilds its mirror and
 /// resumes scans and subscriptions. On shutdown (after the central
 /// stopped) closes the connection.
-struct BusService: Service {
+struct BusService: GatewayService {
     /// Whether the bus is the simulator's, where bluetoothd's policy does
     /// not apply.
     let simulated: Bool

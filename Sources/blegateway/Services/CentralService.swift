@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// The BlueZ central on the bus connection, started (BlueZ's objects read)
 /// and handed over to the API; on shutdown (after the API and the server)
 /// ends the scans, subscriptions and connections it started.
-struct CentralService: Service {
+struct CentralService: GatewayService {
     let options: Central.Options
     /// The adapter requests use when they name none (`--adapter`), which
     /// the start checks for.

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// address that cannot be used stops the start. On shutdown (after the API
 /// ended its streams) refuses new requests, lets what is queued drain for
 /// up to `gracePeriod`, and closes.
-struct HTTPServerService: Service {
+struct HTTPServerService: GatewayService {
     let configuration: ServerConfiguration
     /// `--tls-cert` and `--tls-key`, read as the server starts.
     let tlsCertificate: String?

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// `online`, publishes events and takes commands. On shutdown (first of
 /// all, while Bluetooth still answers) ends its notification
 /// subscriptions, publishes `offline` and disconnects.
-struct MQTTBridgeService: Service {
+struct MQTTBridgeService: GatewayService {
     let mqtt: MQTTSettings
     let handoffs: Handoffs
     let logger: Logger

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// included), started once the store is open and handed over as the bus
 /// to connect to; on shutdown (last but the store) the simulator leaves the
 /// bus and the bus stops.
-struct SimulationService: Service {
+struct SimulationService: GatewayService {
     /// `SimulateArgument.builtIn` or a scenario file.
     let choice: String
     let handoffs: Handoffs

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// after the API's last events) commits what is queued and closes, so the
 /// next start finds everything. A temporary directory (`--simulate`
 /// without `--state-dir`) is removed then.
-struct StateStoreService: Service {
+struct StateStoreService: GatewayService {
     /// nil: a fresh temporary directory.
     let directory: String?
     let handoffs: Handoffs
