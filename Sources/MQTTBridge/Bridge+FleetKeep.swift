@@ -1,10 +1,10 @@
 #if canImport(FoundationEssentials)
-import GatewayCore
 import FoundationEssentials
 #else
 import Foundation
 #endif
 import GatewayAPI
+import GatewayCore
 import MQTT
 
 // Devices kept by the fleet (docs/fleet.md, "Kept by the fleet"): the wish

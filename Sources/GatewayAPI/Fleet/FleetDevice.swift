@@ -1,9 +1,9 @@
 #if canImport(FoundationEssentials)
-import GatewayCore
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import GatewayCore
 
 /// One device as the whole fleet knows it: who hears it, where it is
 /// connected, who keeps it.

@@ -21,7 +21,8 @@ struct FleetHold: Sendable {
 extension Gateway {
     /// Keeps `wish`'s device connected (through the pinned adapter, else the
     /// default one (`--adapter`), as a local keep would, else the one that
-    /// hears it best with a free slot) with its standing subscriptions. False when there is no adapter to keep it on.
+    /// hears it best with a free slot) with its standing subscriptions.
+    /// False when there is no adapter to keep it on.
     public func holdForFleet(_ wish: FleetKeep) -> Bool {
         guard let address = BluetoothAddress(wish.address) else { return false }
         if fleetHolds.withLock({ $0[address.description] != nil }) { return true }
