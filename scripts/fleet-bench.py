@@ -43,7 +43,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,6 +50,8 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+
+from rate_rig import free_port, wait_for_listener
 
 PREFIX = "blegateway"
 ROAMER = "C4:7C:8D:6A:42:01"
@@ -66,24 +67,6 @@ BUS_CONFIG = """<busconfig>
 </busconfig>
 """
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def wait_for_port(port: int, deadline: float = 60) -> None:
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port}")
 
 
 def request(port: int, method: str, path: str, body: str | None = None) -> tuple[int, bytes]:
@@ -191,7 +174,7 @@ class Rig:
                 file.write("user root\n")
         self.broker = subprocess.Popen(["mosquitto", "-c", conf], stderr=subprocess.DEVNULL)
         self.processes.append(self.broker)
-        wait_for_port(self.broker_port)
+        wait_for_listener(self.broker_port)
 
     def watch(self, topic: str, output: str = "%U %t %p") -> Watcher:
         process = subprocess.Popen(
@@ -343,7 +326,7 @@ def roam(args: argparse.Namespace) -> dict[str, object]:
             for index, (id, rssi) in enumerate([("g-a", -50), ("g-b", -60)])
         }
         for gateway in gateways.values():
-            wait_for_port(gateway.port)
+            wait_for_listener(gateway.port)
         for id in gateways:
             watcher.wait(0, re.compile(re.escape(f"{PREFIX}/{id}/devices/{ROAMER}/presence") + " {"))
         status, body = request(
@@ -444,7 +427,7 @@ def rest(args: argparse.Namespace) -> dict[str, object]:
             for index in range(args.gateways)
         ]
         for gateway in gateways:
-            wait_for_port(gateway.port, deadline=120)
+            wait_for_listener(gateway.port, deadline=120)
         per_gateway = args.devices // args.gateways
         kept = [f"C0:00:00:00:{(g * per_gateway) >> 8:02X}:{(g * per_gateway) & 0xFF:02X}" for g in range(args.keeps)]
         time.sleep(15)  # a first presence from every gateway, so the holders are chosen by signal

@@ -22,12 +22,13 @@ import http.client
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from rate_rig import free_port, wait_for_listener
 
 DEVICE = "C4:7C:8D:6A:40:01"
 SCENARIO = """timing: 1
@@ -53,24 +54,6 @@ DEVICE_YAML = f"""  - address: "{DEVICE}"
             flags: [read]
             value: "64"
 """
-
-
-def wait_for_port(port: int, deadline: float = 60) -> None:
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def request(
@@ -109,7 +92,7 @@ def main() -> int:
         subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")], stderr=subprocess.DEVNULL)
     ]
     try:
-        wait_for_port(broker_port)
+        wait_for_listener(broker_port)
         ports: dict[str, int] = {}
         for index, name in enumerate(["near", "far"]):
             scenario = os.path.join(directory, f"{name}.yaml")
@@ -137,7 +120,7 @@ def main() -> int:
                 )
             )
         for port in ports.values():
-            wait_for_port(port)
+            wait_for_listener(port)
         near = http.client.HTTPConnection("127.0.0.1", ports["near"], timeout=60)
         far = http.client.HTTPConnection("127.0.0.1", ports["far"], timeout=60)
         request(near, "POST", "/v1/scan", body='{"duration_ms":2000}')

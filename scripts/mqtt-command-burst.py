@@ -23,7 +23,6 @@ import json
 import os
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,22 +30,7 @@ import tempfile
 import threading
 import time
 
-
-def wait_for_port(port, deadline=60):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port}")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from rate_rig import free_port, wait_for_listener
 
 
 def rss_kib(pid):
@@ -77,14 +61,14 @@ def main():
             conf.write("user root\n")
     broker = subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")],
                               stderr=subprocess.DEVNULL)
-    wait_for_port(broker_port)
+    wait_for_listener(broker_port)
     gateway = subprocess.Popen(
         [args.binary, "serve", "--simulate", "--listen", f"127.0.0.1:{http_port}", "--log-level", "warning",
          "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--gateway-id", "burst", "--mqtt-commands"],
         stderr=open(os.path.join(directory, "gateway.log"), "w"))
     replies = None
     try:
-        wait_for_port(http_port)
+        wait_for_listener(http_port)
         time.sleep(1)
         replies = subprocess.Popen(
             ["mosquitto_sub", "-p", str(broker_port), "-V", "mqttv5", "-t", "blegateway/replies/burst", "-F", "%P"],

@@ -1,9 +1,12 @@
-"""What the notification-rate scripts (mqtt-notification-rate.py,
-notify-path-compare.py) share: a simulator scenario with one device whose
-characteristic notifies a little-endian counter at a given rate, so a
-receiver can count what it lost, and waiting for the gateway to listen."""
+"""What the bench and rate scripts share: a simulator scenario with one
+device whose characteristic notifies a little-endian counter at a given rate,
+so a receiver can count what it lost (mqtt-notification-rate.py,
+notify-path-compare.py); waiting for the gateway to listen; and a free TCP
+port to give a gateway or broker, and waiting until it accepts (fleet-bench.py,
+fleet-read-latency.py, mqtt-command-burst.py)."""
 
 import re
+import socket
 import time
 
 DEVICE = "C4:7C:8D:6A:3E:01"
@@ -39,3 +42,23 @@ def wait_for_port(process, log_path, deadline=60):
             break
         time.sleep(0.05)
     raise SystemExit(f"the gateway did not start: {open(log_path).read()}")
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nothing listens on (as of now)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_for_listener(port: int, deadline: float = 60) -> None:
+    """Returns once something accepts connections on 127.0.0.1:port."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port}")
