@@ -22,26 +22,11 @@ echo "e2e-fleet: building blegateway"
 "$SWIFT" build --product blegateway
 BIN=$("$SWIFT" build --show-bin-path)/blegateway
 
-as_root=()
-[ "$(id -u)" = 0 ] || as_root=(sudo --preserve-env=BLUEZ_VM_DIR)
-output=$(mktemp)
-trap 'rm -f "$output"' EXIT
+# shellcheck source=Tests/e2e/rig.sh
+. "$ROOT/Tests/e2e/rig.sh"
 guest_cmd="exec $(printf '%q' "$ROOT/Tests/e2e/fleet-guest.sh") $(printf '%q' "$BIN")"
-for attempt in 1 2; do
-    status=0
-    "${as_root[@]}" "$RIG" --quiet --no-checker --controllers 3 --share "$ROOT" --guest-cmd "$guest_cmd" \
-        --guest-port 8080 --host-cmd "$(printf '%q' "$ROOT/Tests/e2e/fleet-checks.sh")" --hold 420 --timeout 540 \
-        2>&1 | tee "$output" || status=$?
-    # A guest kernel that did not boot (software emulation on a busy host)
-    # is booted once more; a check that fails is never retried.
-    if [ "$status" = 2 ] && [ "$attempt" = 1 ] && grep -q "guest did not boot" "$output"; then
-        echo "e2e-fleet: the guest did not boot; booting it once more"
-        continue
-    fi
-    break
-done
-run_dir=$(sed -n 's/^logs: //p' "$output" | tail -1)
-[ -n "$run_dir" ] || run_dir="${BLUEZ_VM_DIR:-/tmp/bluez-vm}/runs/latest"
+run_rig e2e-fleet "$RIG" --quiet --no-checker --controllers 3 --share "$ROOT" --guest-cmd "$guest_cmd" \
+    --guest-port 8080 --host-cmd "$(printf '%q' "$ROOT/Tests/e2e/fleet-checks.sh")" --hold 600 --timeout 720
 echo
 if [ "$status" = 0 ]; then
     echo "e2e-fleet: passed in $(($(date +%s) - START)) s; logs in $run_dir"

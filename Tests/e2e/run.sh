@@ -73,12 +73,8 @@ if [ "$mode" = simulate ]; then
 fi
 
 [ -x "$RIG" ] || { echo "e2e: the bluez-vm rig is not at $RIG (set BLUEZ_VM)" >&2; exit 2; }
-# The rig boots a VM and installs packages: it needs root.
-as_root=()
-[ "$(id -u)" = 0 ] || as_root=(sudo --preserve-env=BLUEZ_VM_DIR)
-
-output=$(mktemp)
-trap 'rm -f "$output"' EXIT
+# shellcheck source=Tests/e2e/rig.sh
+. "$ROOT/Tests/e2e/rig.sh"
 if [ "$mode" = container ]; then
     # The image on this machine, as a user runs it, on the guest's system
     # bus forwarded over TCP (ANONYMOUS; no fd passing, which the gateway
@@ -113,23 +109,10 @@ else
     rig_args=(--share "$ROOT" --guest-cmd "$guest_cmd" --guest-port 8080 --host-cmd "E2E_FAULTS=1 $clients $(printf '%q' "$CHECKS")")
 fi
 # --hold bounds the checks (about two minutes; up to 4 on a loaded machine),
-# --timeout the whole run, boot and package installation included. A guest
-# kernel that did not boot (under software emulation on a busy host it can
-# panic setting up its timer before any of our code runs) is booted once
-# more; a check that fails is never retried.
-for attempt in 1 2; do
-    status=0
-    "${as_root[@]}" "$RIG" --quiet --no-checker "${rig_args[@]}" --hold 300 --timeout 400 2>&1 | tee "$output" || status=$?
-    if [ "$status" = 2 ] && [ "$attempt" = 1 ] && grep -q "guest did not boot" "$output"; then
-        echo "e2e: the guest did not boot; booting it once more"
-        continue
-    fi
-    break
-done
+# --timeout the whole run, boot and package installation included.
+run_rig e2e "$RIG" --quiet --no-checker "${rig_args[@]}" --hold 300 --timeout 400
 if [ "$mode" = container ]; then "$ENGINE" rm -f "$name" > /dev/null 2>&1 || true; fi
 
-run_dir=$(sed -n 's/^logs: //p' "$output" | tail -1)
-[ -n "$run_dir" ] || run_dir="${BLUEZ_VM_DIR:-/tmp/bluez-vm}/runs/latest"
 echo
 if [ "$status" = 0 ]; then
     echo "e2e: passed in $(($(date +%s) - START)) s; logs in $run_dir"
