@@ -84,7 +84,12 @@ if jq -e 'map(.name) == ["hci0"]' > /dev/null 2>&1 <<< "$BODY"; then
 else
     fail use-adapters "$(why)"
 fi
-if until_json heard 90 "$FLEET" '(.heard_by | map(.gateway) | sort) == ["g-a", "g-b"]'; then
+# btvirt sends one advertising report per scan enable (BlueZ 5.66's
+# emulator/btdev.c has no periodic advertising), and under software
+# emulation that one report is sometimes lost: a gateway's presence (10 s of
+# discovery every 40 s) then hears the peripheral only in a later window. So
+# hearing, and the roam below, wait for five windows.
+if until_json heard 200 "$FLEET" '(.heard_by | map(.gateway) | sort) == ["g-a", "g-b"]'; then
     pass fleet-heard "both gateways hear the peripheral ($(jq -c '[.heard_by[] | {gateway, adapter}]' <<< "$BODY"))"
 else
     fail fleet-heard "$(why)"
@@ -106,7 +111,7 @@ before_b=$(values_from g-b)
 lost_at=$(date +%s%N)
 http power-off PATCH "$BASE/v1/adapters/hci0" '{"powered":false}'
 [ "$STATUS" = 200 ] || fail power-off-hci0 "$(why)"
-if held_by g-b 120; then
+if held_by g-b 200; then
     pass roamed-to-g-b "owner g-b, connected on g-b, $((($(date +%s%N) - lost_at) / 1000000)) ms after hci0 went off"
 else
     fail roamed-to-g-b "$(why)"
