@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The latency a fleet-forwarded read adds to a direct read.
+"""The latency a fleet-forwarded read (and browse, and descriptor read)
+adds to a direct one.
 
 Starts mosquitto and two `blegateway serve --simulate SCENARIO --mqtt …
 --mqtt-commands` (ids `near` and `far`), each over its own simulator; only
@@ -7,9 +8,12 @@ Starts mosquitto and two `blegateway serve --simulate SCENARIO --mqtt …
 reads its characteristic COUNT times directly on `near`
 (GET /v1/devices/…/value) and COUNT times through `far`
 (GET /v1/fleet/devices/…/value, carried over the broker to `near`),
-alternating, each on one keep-alive connection. Prints the median (p50),
-p90 and slowest of each and the difference of the medians; with --json, one
-JSON object instead.
+alternating, each on one keep-alive connection; then the same for the
+GATT browse (GET …/services) and a descriptor read (GET
+…/descriptors/2901/value). Prints the median (p50), p90 and slowest of
+each and the difference of the medians; with --json, one JSON object
+instead (the read's figures at the top, as before; `services` and
+`descriptor` beside them).
 
     scripts/fleet-read-latency.py [BINARY] [--count 200] [--json]
 
@@ -53,6 +57,9 @@ DEVICE_YAML = f"""  - address: "{DEVICE}"
           - uuid: "2a19"
             flags: [read]
             value: "64"
+            descriptors:
+              - uuid: "2901"
+                text: Battery level
 """
 
 
@@ -73,6 +80,30 @@ def figures(samples: list[float]) -> dict[str, float]:
         "p90_ms": round(ordered[int(len(ordered) * 0.9) - 1] * 1000, 2),
         "slowest_ms": round(ordered[-1] * 1000, 2),
     }
+
+
+def measure(
+    near: http.client.HTTPConnection, far: http.client.HTTPConnection, path: str, operation: str, count: int
+) -> tuple[list[float], list[float]]:
+    """`count` GETs of `path` on `near` (under /v1) alternating with as
+    many through `far` (under /v1/fleet), after 10 of each not counted."""
+    direct: list[float] = []
+    forwarded: list[float] = []
+    for _ in range(10):  # warm-up, not counted
+        request(near, "GET", "/v1" + path)
+        request(far, "GET", "/v1/fleet" + path)
+    for _ in range(count):
+        started = time.monotonic()
+        status, _, body = request(near, "GET", "/v1" + path)
+        direct.append(time.monotonic() - started)
+        if status != 200:
+            raise SystemExit(f"direct {operation}: {status} {body[:300]!r}")
+        started = time.monotonic()
+        status, headers, body = request(far, "GET", "/v1/fleet" + path)
+        forwarded.append(time.monotonic() - started)
+        if status != 200 or headers.get("Gateway") != "near":
+            raise SystemExit(f"fleet {operation}: {status} {headers} {body[:300]!r}")
+    return direct, forwarded
 
 
 def main() -> int:
@@ -136,36 +167,34 @@ def main() -> int:
             time.sleep(0.1)
         else:
             raise SystemExit(f"far never saw the connection: {body[:300]!r}")
-        direct: list[float] = []
-        forwarded: list[float] = []
-        value = f"/devices/{DEVICE}/characteristics/2a19/value"
-        for _ in range(10):  # warm-up, not counted
-            request(near, "GET", "/v1" + value)
-            request(far, "GET", "/v1/fleet" + value)
-        for _ in range(args.count):
-            started = time.monotonic()
-            status, _, body = request(near, "GET", "/v1" + value)
-            direct.append(time.monotonic() - started)
-            if status != 200:
-                raise SystemExit(f"direct read: {status} {body[:300]!r}")
-            started = time.monotonic()
-            status, headers, body = request(far, "GET", "/v1/fleet" + value)
-            forwarded.append(time.monotonic() - started)
-            if status != 200 or headers.get("Gateway") != "near":
-                raise SystemExit(f"fleet read: {status} {headers} {body[:300]!r}")
-        result: dict[str, object] = {"direct": figures(direct), "fleet": figures(forwarded)}
-        added = figures(forwarded)["p50_ms"] - figures(direct)["p50_ms"]
-        result["added_p50_ms"] = round(added, 2)
+        operations = {
+            "read": f"/devices/{DEVICE}/characteristics/2a19/value",
+            "services": f"/devices/{DEVICE}/services",
+            "descriptor": f"/devices/{DEVICE}/characteristics/2a19/descriptors/2901/value",
+        }
+        measured: dict[str, dict[str, object]] = {}
+        for operation, path in operations.items():
+            direct, forwarded = measure(near, far, path, operation, args.count)
+            measured[operation] = {
+                "direct": figures(direct),
+                "fleet": figures(forwarded),
+                "added_p50_ms": round(figures(forwarded)["p50_ms"] - figures(direct)["p50_ms"], 2),
+            }
+        result: dict[str, object] = dict(measured["read"])
+        result["services"] = measured["services"]
+        result["descriptor"] = measured["descriptor"]
         if args.json:
             print(json.dumps(result))
         else:
-            for name, samples in (("direct", direct), ("fleet", forwarded)):
-                f = figures(samples)
-                print(
-                    f"{name:7} {f['reads']} reads: p50 {f['p50_ms']} ms, p90 {f['p90_ms']} ms, "
-                    f"slowest {f['slowest_ms']} ms"
-                )
-            print(f"added by the fleet (p50): {round(added, 2)} ms")
+            for operation, figures_of in measured.items():
+                for name in ("direct", "fleet"):
+                    f = figures_of[name]
+                    assert isinstance(f, dict)
+                    print(
+                        f"{operation:10} {name:7} {f['reads']}: p50 {f['p50_ms']} ms, p90 {f['p90_ms']} ms, "
+                        f"slowest {f['slowest_ms']} ms"
+                    )
+                print(f"{operation:10} added by the fleet (p50): {figures_of['added_p50_ms']} ms")
     finally:
         for process in reversed(processes):
             if process.poll() is None:

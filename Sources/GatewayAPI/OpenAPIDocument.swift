@@ -1905,6 +1905,125 @@ paths:
         "503": { $ref: "#/components/responses/FleetUnavailable" }
         "504": { $ref: "#/components/responses/FleetTimeout" }
 
+  /v1/fleet/devices/{address}/services:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    get:
+      tags: [fleet]
+      operationId: fleetListServices
+      summary: The GATT tree of a device, from the gateway that has it
+      description: |
+        The MQTT command `services`, carried as `connect` is; the answer is
+        the gateway's `GET /v1/devices/{address}/services` (its handles, as
+        its own reads and writes by `handle:N` take them), or its problem
+        (409 while the device is not connected there).
+      parameters:
+        - $ref: "#/components/parameters/ServiceFilter"
+      responses:
+        "200":
+          description: The answering gateway's services (its id in the `Gateway` header).
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+          content:
+            application/json:
+              schema:
+                type: array
+                items: { $ref: "#/components/schemas/Service" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+  /v1/fleet/devices/{address}/characteristics/{characteristic}:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/Characteristic"
+      - $ref: "#/components/parameters/ServiceQuery"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    get:
+      tags: [fleet]
+      operationId: fleetGetCharacteristic
+      summary: A characteristic's metadata, from the gateway that has the device
+      description: The MQTT command `characteristic`, carried as `connect` is.
+      responses:
+        "200":
+          description: The answering gateway's characteristic (its id in the `Gateway` header).
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Characteristic" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+  /v1/fleet/devices/{address}/characteristics/{characteristic}/descriptors/{descriptor}/value:
+    parameters:
+      - $ref: "#/components/parameters/Address"
+      - $ref: "#/components/parameters/Characteristic"
+      - $ref: "#/components/parameters/Descriptor"
+      - $ref: "#/components/parameters/ServiceQuery"
+      - $ref: "#/components/parameters/AdapterQuery"
+      - $ref: "#/components/parameters/Timeout"
+    get:
+      tags: [fleet]
+      operationId: fleetReadDescriptor
+      summary: Read a descriptor through the gateway that has the device
+      description: |
+        The MQTT command `read-descriptor`, carried as `connect` is; the
+        answer is the gateway's `GET …/descriptors/{descriptor}/value` JSON
+        (raw bytes are not forwarded).
+      parameters:
+        - $ref: "#/components/parameters/Offset"
+        - $ref: "#/components/parameters/Encoding"
+      responses:
+        "200":
+          description: The descriptor's value (the answering gateway's id in the `Gateway` header).
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+          content:
+            application/json:
+              schema: { $ref: "#/components/schemas/Value" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+    put:
+      tags: [fleet]
+      operationId: fleetWriteDescriptor
+      summary: Write a descriptor through the gateway that has the device
+      description: The MQTT command `write-descriptor`, carried as `connect` is (a JSON body only).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: { $ref: "#/components/schemas/DescriptorWriteRequest" }
+            example: { value: "0100", encoding: hex }
+      responses:
+        "204":
+          description: Written (the answering gateway is in the `Gateway` header).
+          headers:
+            Gateway: { $ref: "#/components/headers/Gateway" }
+        "400": { $ref: "#/components/responses/BadRequest" }
+        "401": { $ref: "#/components/responses/Unauthorized" }
+        "403": { $ref: "#/components/responses/Forbidden" }
+        "404": { $ref: "#/components/responses/NotFound" }
+        "409": { $ref: "#/components/responses/Conflict" }
+        "415": { $ref: "#/components/responses/UnsupportedMediaType" }
+        "502": { $ref: "#/components/responses/PeripheralFailed" }
+        "503": { $ref: "#/components/responses/FleetUnavailable" }
+        "504": { $ref: "#/components/responses/FleetTimeout" }
+
   /v1/fleet/devices/{address}/keep:
     parameters:
       - $ref: "#/components/parameters/Address"
@@ -5947,6 +6066,167 @@ paths:
           $ref: '#/components/responses/NotFound'
         '415':
           $ref: '#/components/responses/UnsupportedMediaType'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/services:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    get:
+      tags:
+      - fleet
+      operationId: fleetListServices
+      summary: The GATT tree of a device, from the gateway that has it
+      description: |
+        The MQTT command `services`, carried as `connect` is; the answer is
+        the gateway's `GET /v1/devices/{address}/services` (its handles, as
+        its own reads and writes by `handle:N` take them), or its problem
+        (409 while the device is not connected there).
+      parameters:
+      - $ref: '#/components/parameters/ServiceFilter'
+      responses:
+        '200':
+          description: The answering gateway's services (its id in the `Gateway` header).
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+          content:
+            application/json:
+              schema:
+                type: array
+                items:
+                  $ref: '#/components/schemas/Service'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/characteristics/{characteristic}:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/Characteristic'
+    - $ref: '#/components/parameters/ServiceQuery'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    get:
+      tags:
+      - fleet
+      operationId: fleetGetCharacteristic
+      summary: A characteristic's metadata, from the gateway that has the device
+      description: The MQTT command `characteristic`, carried as `connect` is.
+      responses:
+        '200':
+          description: The answering gateway's characteristic (its id in the `Gateway` header).
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Characteristic'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+  /v1/fleet/devices/{address}/characteristics/{characteristic}/descriptors/{descriptor}/value:
+    parameters:
+    - $ref: '#/components/parameters/Address'
+    - $ref: '#/components/parameters/Characteristic'
+    - $ref: '#/components/parameters/Descriptor'
+    - $ref: '#/components/parameters/ServiceQuery'
+    - $ref: '#/components/parameters/AdapterQuery'
+    - $ref: '#/components/parameters/Timeout'
+    get:
+      tags:
+      - fleet
+      operationId: fleetReadDescriptor
+      summary: Read a descriptor through the gateway that has the device
+      description: |
+        The MQTT command `read-descriptor`, carried as `connect` is; the
+        answer is the gateway's `GET …/descriptors/{descriptor}/value` JSON
+        (raw bytes are not forwarded).
+      parameters:
+      - $ref: '#/components/parameters/Offset'
+      - $ref: '#/components/parameters/Encoding'
+      responses:
+        '200':
+          description: The descriptor's value (the answering gateway's id in the `Gateway` header).
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+          content:
+            application/json:
+              schema:
+                $ref: '#/components/schemas/Value'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '502':
+          $ref: '#/components/responses/PeripheralFailed'
+        '503':
+          $ref: '#/components/responses/FleetUnavailable'
+        '504':
+          $ref: '#/components/responses/FleetTimeout'
+    put:
+      tags:
+      - fleet
+      operationId: fleetWriteDescriptor
+      summary: Write a descriptor through the gateway that has the device
+      description: The MQTT command `write-descriptor`, carried as `connect` is (a JSON body only).
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: '#/components/schemas/DescriptorWriteRequest'
+            example:
+              value: '0100'
+              encoding: hex
+      responses:
+        '204':
+          description: Written (the answering gateway is in the `Gateway` header).
+          headers:
+            Gateway:
+              $ref: '#/components/headers/Gateway'
+        '400':
+          $ref: '#/components/responses/BadRequest'
+        '401':
+          $ref: '#/components/responses/Unauthorized'
+        '403':
+          $ref: '#/components/responses/Forbidden'
+        '404':
+          $ref: '#/components/responses/NotFound'
+        '409':
+          $ref: '#/components/responses/Conflict'
+        '415':
+          $ref: '#/components/responses/UnsupportedMediaType'
+        '502':
+          $ref: '#/components/responses/PeripheralFailed'
         '503':
           $ref: '#/components/responses/FleetUnavailable'
         '504':

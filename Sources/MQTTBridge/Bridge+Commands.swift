@@ -16,6 +16,7 @@ extension Bridge {
     /// The commands (each the operation of a REST route).
     static let commandNames = [
         "connect", "disconnect", "read", "write", "subscribe", "unsubscribe", "keep", "keep-status", "unkeep",
+        "services", "characteristic", "read-descriptor", "write-descriptor",
     ]
     /// The user property that carries the API key when the gateway has one.
     static let apiKeyProperty = "api-key"
@@ -169,7 +170,13 @@ extension Bridge {
                 try await gateway.unkeep(UnkeepCommand(device: try target(), fleet: fleet))
                 return .noContent
             }
-        case "read", "write", "subscribe", "unsubscribe":
+        case "services":
+            let texts = try Self.serviceTexts(in: object)
+            return await run(for: "\(device)/services") {
+                let command = ServicesCommand(device: try target(), services: try ServicesCommand.services(parsing: texts))
+                return .json(CommandJSON.services(try core.services(command)))
+            }
+        case "read", "write", "subscribe", "unsubscribe", "characteristic", "read-descriptor", "write-descriptor":
             guard let characteristic = try object["characteristic"].string() else {
                 throw Problem.invalidParameter("characteristic", "is required (a UUID or handle:N)")
             }
@@ -183,7 +190,19 @@ extension Bridge {
             func characteristicTarget() throws(GatewayCommandError) -> CharacteristicTarget {
                 try CharacteristicTarget(device: try target(), parsing: characteristic, service: service)
             }
-            let path = "\(device)/characteristics/\(Self.escaped(characteristic))/value"
+            let characteristicPath = "\(device)/characteristics/\(Self.escaped(characteristic))"
+            if command == "characteristic" {
+                return await run(for: characteristicPath) {
+                    let (found, service) = try core.characteristic(CharacteristicCommand(characteristic: try characteristicTarget()))
+                    return .json(CommandJSON.characteristic(found, service: service))
+                }
+            }
+            if command == "read-descriptor" || command == "write-descriptor" {
+                return try await descriptor(
+                    command == "read-descriptor", object, characteristicPath: characteristicPath,
+                    timeout: milliseconds, characteristicTarget)
+            }
+            let path = "\(characteristicPath)/value"
             if command == "read" {
                 let encoding = try object["encoding"].string()
                 return await run(for: path) {
@@ -204,6 +223,58 @@ extension Bridge {
             }
         default:
             throw Problem(.notFound, status: .notFound, detail: "unknown command '\(command)'")
+        }
+    }
+
+    /// `read-descriptor` and `write-descriptor`: `descriptor` (a UUID or
+    /// `handle:N`) of the characteristic; `offset`, and `encoding` of the
+    /// value read or written; a write has no `type` (BlueZ writes
+    /// descriptors with a response).
+    private func descriptor(
+        _ reading: Bool, _ object: JSONField, characteristicPath: String, timeout milliseconds: Int?,
+        _ characteristicTarget: () throws(GatewayCommandError) -> CharacteristicTarget
+    ) async throws(Problem) -> CommandReply {
+        guard let descriptor = try object["descriptor"].string() else {
+            throw Problem.invalidParameter("descriptor", "is required (a UUID or handle:N)")
+        }
+        let core = gateway.core
+        let path = "\(characteristicPath)/descriptors/\(Self.escaped(descriptor))/value"
+        func target() throws(GatewayCommandError) -> DescriptorTarget {
+            try DescriptorTarget(characteristic: try characteristicTarget(), parsing: descriptor)
+        }
+        if reading {
+            let encoding = try object["encoding"].string()
+            let offset = try object["offset"].int(in: 0...0xFFFF) ?? 0
+            return await run(for: path) {
+                let target = try target()
+                let encoding = try ByteEncoding(parameter: encoding)
+                let command = ReadDescriptorCommand(
+                    descriptor: target, offset: UInt16(offset), timeout: try core.timeout(milliseconds: milliseconds))
+                return .json(CommandJSON.value(try await core.readDescriptor(command), encoding: encoding))
+            }
+        }
+        if object["type"].json != nil {
+            throw Problem.invalidParameter("type", "descriptors have no write type (BlueZ writes them with a response)")
+        }
+        return await run(for: path) {
+            let target = try target()
+            let write = try ValueWrite(reading: object)
+            try await core.writeDescriptor(
+                WriteDescriptorCommand(
+                    descriptor: target, value: write.value, offset: write.offset,
+                    timeout: try core.timeout(milliseconds: milliseconds)))
+            return .noContent
+        }
+    }
+
+    /// The `service` of a `services` command: a UUID, several separated by
+    /// commas (as `?service=` takes them), or an array of those; none for
+    /// every service.
+    private static func serviceTexts(in object: JSONField) throws(Problem) -> [String] {
+        switch object["service"].json {
+        case nil, .null?: return []
+        case .array?: return try object["service"].strings() ?? []
+        default: return [try object["service"].string()].compactMap { $0 }
         }
     }
 

@@ -176,6 +176,140 @@ import TestSupport
         await stopAll()
     }
 
+    /// Heard by g-b only: a characteristic with a described, writable
+    /// descriptor, and a control point that refuses what it does not
+    /// accept with ATT error 0x80.
+    static let browsed = "C4:7C:8D:6A:3F:03"
+    static let browsedDevice = """
+          - address: "\(browsed)"
+            name: Fleet browsed
+            rssi: -58
+            advertising:
+              interval: 0.1
+              uuids: ["180f"]
+            connection:
+              delay: 0.1
+              resolveDelay: 0.1
+            services:
+              - uuid: "180f"
+                characteristics:
+                  - uuid: "2a19"
+                    flags: [read, notify]
+                    value: "61"
+                    descriptors:
+                      - uuid: "2901"
+                        text: Battery
+                      - uuid: "0000ff10-0000-1000-8000-00805f9b34fb"
+                        value: "0102"
+                        flags: [read, write]
+              - uuid: "180d"
+                characteristics:
+                  - uuid: "2a39"
+                    flags: [write]
+                    behaviour: { kind: control-point, accept: ["01"], error: 0x80 }
+        """
+
+    @Test func theGATTDatabaseAndDescriptorsThroughAnyGateway() async throws {
+        let broker = try await Broker.start()
+        let a = try await GatewayUnderTest.start(
+            scenario: Self.scenario(adapter: 3, devices: [Self.device("C4:7C:8D:6A:3F:04", rssi: -70, battery: "01")]),
+            arguments: ["--mqtt", broker.url, "--gateway-id", "g-a", "--mqtt-commands", "--api-key", Self.key])
+        let b = try await GatewayUnderTest.start(
+            scenario: Self.scenario(adapter: 4, devices: [Self.browsedDevice]),
+            arguments: ["--mqtt", broker.url, "--gateway-id", "g-b", "--mqtt-commands", "--api-key", Self.key])
+        let scan = try b.stream("/v1/scan", headers: Self.auth)
+        let device = "/v1/fleet/devices/\(Self.browsed)"
+        let (heard, _) = await Self.poll(timeout: .seconds(60)) {
+            try await a.get(device, headers: Self.auth)
+        } until: { $0.status == 200 }
+        #expect(heard)
+
+        // Not connected yet: the holder's 409, carried.
+        let early = try await a.get(device + "/services", headers: Self.auth)
+        #expect(early.status == 409 && early.headers["gateway"] == "g-b", "\(early)")
+        #expect(early.object["type"] as? String == "urn:blegateway:problem:not-connected", "\(early)")
+
+        let connect = try await a.request("POST", device + "/connect?timeout_ms=20000", headers: Self.auth)
+        #expect(connect.status == 200 && connect.headers["gateway"] == "g-b", "\(connect)")
+
+        // The browse is the holder's own, byte for byte.
+        let forwarded = try await a.get(device + "/services", headers: Self.auth)
+        let local = try await b.get("/v1/devices/\(Self.browsed)/services", headers: Self.auth)
+        #expect(forwarded.status == 200 && forwarded.headers["gateway"] == "g-b", "\(forwarded)")
+        #expect(local.status == 200 && forwarded.text == local.text, "\(forwarded.text)\n\(local.text)")
+        let uuids = forwarded.array.map { $0["uuid"] as? String }
+        #expect(uuids.contains("0000180f-0000-1000-8000-00805f9b34fb"), "\(uuids)")
+        // `?service=`, repeated or listed, narrows it as on the holder.
+        for query in ["?service=180d", "?service=180d,180f", "?service=180d&service=180f"] {
+            let narrowed = try await a.get(device + "/services" + query, headers: Self.auth)
+            let direct = try await b.get("/v1/devices/\(Self.browsed)/services" + query, headers: Self.auth)
+            #expect(narrowed.status == 200 && narrowed.text == direct.text, "\(query): \(narrowed.text)")
+        }
+        let narrowed = try await a.get(device + "/services?service=180d", headers: Self.auth)
+        #expect(narrowed.array.count == 1, "\(narrowed.text)")
+        let badService = try await a.get(device + "/services?service=nope", headers: Self.auth)
+        #expect(badService.status == 400 && badService.headers["gateway"] == nil, "\(badService)")
+
+        // One characteristic, with its descriptors.
+        let characteristic = try await a.get(device + "/characteristics/2a19", headers: Self.auth)
+        let localCharacteristic = try await b.get("/v1/devices/\(Self.browsed)/characteristics/2a19", headers: Self.auth)
+        #expect(characteristic.status == 200 && characteristic.headers["gateway"] == "g-b", "\(characteristic)")
+        #expect(characteristic.text == localCharacteristic.text, "\(characteristic.text)")
+        let descriptors = (characteristic.object["descriptors"] as? [[String: Any]] ?? []).compactMap { $0["uuid"] as? String }
+        #expect(descriptors.contains("00002901-0000-1000-8000-00805f9b34fb"), "\(descriptors)")
+
+        // Descriptors: read (in the encoding asked) and write. (The
+        // simulator acknowledges a descriptor write without keeping the
+        // value: what shows the write reached the descriptor is its
+        // acknowledgement here and the refusal of a read-only one below.)
+        let descriptor = device + "/characteristics/2a19/descriptors"
+        let text = try await a.get(descriptor + "/2901/value?encoding=utf8", headers: Self.auth)
+        #expect(text.status == 200 && text.headers["gateway"] == "g-b", "\(text)")
+        #expect(text.object["value"] as? String == "Battery" && text.object["encoding"] as? String == "utf8", "\(text)")
+        let custom = descriptor + "/0000ff10-0000-1000-8000-00805f9b34fb/value"
+        #expect(try await a.get(custom, headers: Self.auth).object["value"] as? String == "0102")
+        let written = try await a.request("PUT", custom, json: #"{"value":"AwQ=","encoding":"base64"}"#, headers: Self.auth)
+        #expect(written.status == 204 && written.headers["gateway"] == "g-b", "\(written)")
+        // By handle, as Bleak names them: the holder's handles.
+        let handles = (characteristic.object["descriptors"] as? [[String: Any]] ?? []).compactMap { $0["handle"] as? Int }
+        let charHandle = characteristic.object["handle"] as? Int ?? 0
+        if let last = handles.last {
+            let byHandle = try await a.get(
+                "\(device)/characteristics/handle:\(charHandle)/descriptors/handle:\(last)/value", headers: Self.auth)
+            #expect(byHandle.status == 200 && byHandle.object["value"] as? String == "0102", "\(byHandle)")
+        } else {
+            Issue.record("no descriptor handles: \(characteristic.text)")
+        }
+
+        // Problems are the holder's: an unknown descriptor (404), a
+        // read-only one written (403), the peripheral's refusal (502).
+        let unknown = try await a.get(descriptor + "/2904/value", headers: Self.auth)
+        #expect(unknown.status == 404 && unknown.headers["gateway"] == "g-b", "\(unknown)")
+        #expect(unknown.contentType == "application/problem+json", "\(unknown)")
+        let readOnly = try await a.request("PUT", descriptor + "/2901/value", json: #"{"value":"00"}"#, headers: Self.auth)
+        let readOnlyHere = try await b.request(
+            "PUT", "/v1/devices/\(Self.browsed)/characteristics/2a19/descriptors/2901/value", json: #"{"value":"00"}"#,
+            headers: Self.auth)
+        #expect(readOnly.status == readOnlyHere.status && (400..<500).contains(readOnly.status), "\(readOnly)")
+        #expect(readOnly.headers["gateway"] == "g-b", "\(readOnly)")
+        let refused = try await a.request(
+            "PUT", device + "/characteristics/2a39/value", json: #"{"value":"02"}"#, headers: Self.auth)
+        #expect(refused.status == 502 && refused.headers["gateway"] == "g-b", "\(refused)")
+        #expect(refused.object["att_error"] as? Int == 0x80, "\(refused)")
+        // The request's own mistakes are this gateway's 400s.
+        let badDescriptor = try await a.get(descriptor + "/zz/value", headers: Self.auth)
+        #expect(badDescriptor.status == 400 && badDescriptor.headers["gateway"] == nil, "\(badDescriptor)")
+        let typed = try await a.request("PUT", custom, json: #"{"value":"00","type":"command"}"#, headers: Self.auth)
+        #expect(typed.status == 400 && typed.headers["gateway"] == nil, "\(typed)")
+
+        let disconnect = try await a.request("POST", device + "/disconnect", headers: Self.auth)
+        #expect(disconnect.status == 200 && disconnect.headers["gateway"] == "g-b", "\(disconnect)")
+        scan.close()
+        #expect(await a.stop() == 0, "\(a.process.standardError.suffix(2000))")
+        #expect(await b.stop() == 0, "\(b.process.standardError.suffix(2000))")
+        await broker.stop()
+    }
+
     @Test func aCommandNobodyTakesIsA504AndAGatewayOutsideAFleetSays404() async throws {
         let broker = try await Broker.start()
         // In the fleet, but taking no commands: nobody claims its requests.

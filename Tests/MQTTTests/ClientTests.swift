@@ -65,6 +65,32 @@ import Testing
         await client.stop()
     }
 
+    /// The broker sends a message once per subscription of the client it
+    /// matches; each handler still gets it once, whatever the others.
+    @Test func overlappingSubscriptionsGiveEachHandlerAMessageOnce() async throws {
+        let broker = try await Broker.start()
+        let client = try broker.client("overlap")
+        #expect(await client.waitUntilConnected(timeout: .seconds(30)))
+        let (wildcard, exact, sameFilter, everything) = (Inbox(), Inbox(), Inbox(), Inbox())
+        _ = try await client.subscribe("ovl/+/c", handler: wildcard.handler)
+        _ = try await client.subscribe("ovl/b/c", handler: exact.handler)
+        _ = try await client.subscribe("ovl/b/c", handler: sameFilter.handler)
+        _ = try await client.subscribe("ovl/#", handler: everything.handler)
+        for (topic, text) in [("ovl/b/c", "1"), ("ovl/x/c", "2"), ("ovl/b/c", "3")] {
+            try client.publish(topic, payload: bytes(text), qos: .atLeastOnce)
+        }
+        #expect(await client.waitUntilDelivered(timeout: .seconds(30)))
+        _ = await everything.wait(for: 3)
+        _ = await exact.wait(for: 2)
+        // Long enough for copies that would follow.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(wildcard.all.map(\.payloadText) == ["1", "2", "3"])
+        #expect(exact.all.map(\.payloadText) == ["1", "3"])
+        #expect(sameFilter.all.map(\.payloadText) == ["1", "3"])
+        #expect(everything.all.map(\.payloadText) == ["1", "2", "3"])
+        await client.stop()
+    }
+
     @Test func retainedMessagesReachLaterSubscribers() async throws {
         let broker = try await Broker.start()
         let publisher = try broker.client("retain-pub")

@@ -14,6 +14,17 @@ public enum CommandJSON {
         ModelJSON.value(bytes, encoding: encoding)
     }
 
+    /// A device's services (`GET …/services`), with their characteristics
+    /// and descriptors.
+    public static func services(_ services: [GATTService]) -> JSON {
+        .array(services.map(ModelJSON.service))
+    }
+
+    /// One characteristic (`GET …/characteristics/{c}`) of `service`.
+    public static func characteristic(_ characteristic: GATTCharacteristic, service: BluetoothUUID) -> JSON {
+        ModelJSON.characteristic(characteristic, service: service)
+    }
+
     /// A device kept on this gateway.
     public static func kept(_ kept: ConnectionKeeper.KeptDevice) -> JSON {
         var members: [(String, JSON)] = [

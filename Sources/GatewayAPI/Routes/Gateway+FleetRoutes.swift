@@ -19,7 +19,9 @@ extension Gateway {
 
     func addFleetRoutes(to router: inout Router) {
         let device = "/v1/fleet/devices/{address}"
-        let value = device + "/characteristics/{characteristic}/value"
+        let characteristic = device + "/characteristics/{characteristic}"
+        let value = characteristic + "/value"
+        let descriptorValue = characteristic + "/descriptors/{descriptor}/value"
 
         router.get("/v1/fleet/gateways") { [self] _ in
             let fleet = try fleetAccess()
@@ -51,6 +53,28 @@ extension Gateway {
             return try await forward(
                 "write", request, characteristic: true, query: ["service"],
                 body: ["value", "encoding", "type", "offset"].compactMap { key in body[key].json.map { (key, $0) } })
+        }
+        router.get(device + "/services") { [self] request in
+            // `?service=` may repeat, or list several UUIDs; checked here,
+            // carried as the texts given.
+            _ = try request.uuidList("service")
+            let services = request.query.values(for: "service").map(JSON.string)
+            return try await forward("services", request, body: services.isEmpty ? [] : [("service", .array(services))])
+        }
+        router.get(characteristic) { [self] request in
+            try await forward("characteristic", request, characteristic: true, query: ["service"])
+        }
+        router.get(descriptorValue) { [self] request in
+            let offset = try request.integer("offset", in: 0...0xFFFF)
+            return try await forward(
+                "read-descriptor", request, characteristic: true, descriptor: true, query: ["service", "encoding"],
+                body: offset.map { [("offset", .int($0))] } ?? [])
+        }
+        router.put(descriptorValue) { [self] request in
+            let body = try JSONBody(request, allowed: ["value", "encoding", "offset"])
+            return try await forward(
+                "write-descriptor", request, characteristic: true, descriptor: true, query: ["service"],
+                body: ["value", "encoding", "offset"].compactMap { key in body[key].json.map { (key, $0) } })
         }
         router.put(device + "/keep") { [self] request in
             let body = try JSONBody(request, allowed: Self.keepFields, optional: true)
@@ -147,11 +171,12 @@ extension Gateway {
     /// named query parameters) become its payload; the answer is the
     /// answering gateway's, with its id in the `Gateway` header.
     private func forward(
-        _ command: String, _ request: Request, characteristic: Bool = false, query names: [String] = [],
-        body: [(String, JSON)] = []
+        _ command: String, _ request: Request, characteristic: Bool = false, descriptor: Bool = false,
+        query names: [String] = [], body: [(String, JSON)] = []
     ) async throws(Problem) -> Response {
         let fleet = try fleetAccess()
-        let (payload, timeout) = try fleetPayload(request, characteristic: characteristic, query: names, body: body)
+        let (payload, timeout) = try fleetPayload(
+            request, characteristic: characteristic, descriptor: descriptor, query: names, body: body)
         let waited = (timeout ?? Self.fleetDefaultCommandTime) + Self.fleetAnswerMargin
         let answer: FleetAnswer
         do throws(FleetError) {
@@ -167,7 +192,8 @@ extension Gateway {
     /// parameters), checked here so that a mistake is this gateway's 400,
     /// not a round trip through the broker; and the request's timeout.
     func fleetPayload(
-        _ request: Request, characteristic: Bool, query names: [String], body: [(String, JSON)] = []
+        _ request: Request, characteristic: Bool, descriptor: Bool = false, query names: [String],
+        body: [(String, JSON)] = []
     ) throws(Problem) -> (payload: [(String, JSON)], timeout: Duration?) {
         let address = try request.address()
         var payload: [(String, JSON)] = [("address", .string(address.description))]
@@ -179,6 +205,10 @@ extension Gateway {
             // round trip through the broker.
             _ = try request.attribute("characteristic", service: try request.serviceQuery())
             payload.append(("characteristic", .string(request.pathParameter("characteristic"))))
+        }
+        if descriptor {
+            _ = try request.attribute("descriptor", service: nil)
+            payload.append(("descriptor", .string(request.pathParameter("descriptor"))))
         }
         for name in names {
             if let text = try request.text(name, maxLength: 64) { payload.append((name, .string(text))) }

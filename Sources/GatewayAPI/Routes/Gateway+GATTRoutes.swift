@@ -8,26 +8,13 @@ extension Gateway {
         let descriptor = characteristic + "/descriptors/{descriptor}"
 
         router.get("/v1/devices/{address}/services") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let uuids = try request.uuidList("service")
-            let services = try central.services(of: address, adapter: adapter, serviceUUIDs: uuids)
-            if services.isEmpty, uuids.isEmpty,
-                let device = try? central.device(address, adapter: adapter), !device.connected
-            {
-                throw Problem(
-                    .notConnected, status: .conflict,
-                    detail: "\(address) is not connected; connect first (POST /v1/devices/\(address)/connect)")
-            }
-            return .json(.array(services.map(ModelJSON.service)))
+            let command = ServicesCommand(device: try commandTarget(request), services: try request.uuidList("service"))
+            return .json(CommandJSON.services(try core.services(command)))
         }
         router.get(characteristic) { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
-            let found = try central.characteristic(selector, of: address, adapter: adapter)
-            guard let service = found.serviceUUID else {
-                throw Problem(.notFound, status: .notFound, detail: "the characteristic's service is gone")
-            }
-            return .json(ModelJSON.characteristic(found, service: service))
+            let command = CharacteristicCommand(characteristic: try characteristicTarget(request))
+            let (found, service) = try core.characteristic(command)
+            return .json(CommandJSON.characteristic(found, service: service))
         }
         router.get(characteristic + "/value") { [self] request in
             let target = try characteristicTarget(request)
@@ -72,25 +59,21 @@ extension Gateway {
             return .eventStream(writer)
         }
         router.get(descriptor + "/value") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let owner = try request.attribute("characteristic", service: try request.serviceQuery())
-            let selector = try request.attribute("descriptor", service: nil)
+            let target = try descriptorTarget(request)
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let value = try await central.readDescriptor(
-                selector, of: owner, device: address, adapter: adapter, offset: offset, timeout: timeout)
-            return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
+            let command = ReadDescriptorCommand(
+                descriptor: target, offset: offset, timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            let value = try await core.readDescriptor(command)
+            return request.wantsRawBytes ? .bytes(value) : .json(CommandJSON.value(value, encoding: encoding))
         }
         router.put(descriptor + "/value") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let owner = try request.attribute("characteristic", service: try request.serviceQuery())
-            let selector = try request.attribute("descriptor", service: nil)
+            let target = try descriptorTarget(request)
             let write = try request.valueWrite(types: false)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await central.writeDescriptor(
-                write.value, to: selector, of: owner, device: address, adapter: adapter, offset: write.offset,
-                timeout: timeout)
+            let command = WriteDescriptorCommand(
+                descriptor: target, value: write.value, offset: write.offset,
+                timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            try await core.writeDescriptor(command)
             return Response(status: .noContent)
         }
     }
@@ -103,6 +86,13 @@ extension Gateway {
         let device = try commandTarget(request)
         return CharacteristicTarget(
             device: device, selector: try request.attribute("characteristic", service: try request.serviceQuery()))
+    }
+
+    /// The descriptor of a `…/descriptors/{descriptor}` route: its
+    /// characteristic (narrowed by `?service=`), then the descriptor.
+    func descriptorTarget(_ request: Request) throws(Problem) -> DescriptorTarget {
+        let owner = try characteristicTarget(request)
+        return DescriptorTarget(characteristic: owner, selector: try request.attribute("descriptor", service: nil))
     }
 }
 

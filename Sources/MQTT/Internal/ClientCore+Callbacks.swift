@@ -5,8 +5,8 @@ import CMosquitto
 // callback_mutex held.
 extension ClientCore {
     func installCallbacks() {
-        mosquitto_connect_v5_callback_set(handle) { _, context, result, _, _ in
-            ClientCore.from(context)?.connected(result: result)
+        mosquitto_connect_v5_callback_set(handle) { _, context, result, _, properties in
+            ClientCore.from(context)?.connected(result: result, properties: properties)
         }
         mosquitto_disconnect_v5_callback_set(handle) { _, context, result, _ in
             ClientCore.from(context)?.disconnected(result: result)
@@ -30,7 +30,8 @@ extension ClientCore {
 
     /// CONNACK: on success, subscribe again to every filter (the broker kept
     /// no session) and move queued messages on.
-    private func connected(result: Int32) {
+    private func connected(result: Int32, properties: OpaquePointer?) {
+        let identifiers = configuration.protocolVersion == .v5 && PropertyList.subscriptionIdentifiersAvailable(properties)
         state.withLock { state in
             guard result == 0 else {
                 let text =
@@ -41,6 +42,7 @@ extension ClientCore {
                 return
             }
             state.statistics.connections += 1
+            state.subscriptionIdentifiersAvailable = identifiers
             transition(&state, to: .connected)
             state.pendingSubscribes.removeAll()
             for id in state.subscriptions.keys.sorted() { sendSubscribe(&state, id: id) }
@@ -77,9 +79,19 @@ extension ClientCore {
         let message = Message(
             topic: String(cString: topicPointer), payload: payload, qos: QoS(rawValue: Int(raw.qos)) ?? .atMostOnce,
             retain: raw.retain, properties: PropertyList.read(properties))
+        let identifiers = PropertyList.subscriptionIdentifiers(properties)
         let handlers = state.withLock { state in
             state.statistics.received += 1
+            // The broker sends a message once for each of the client's
+            // subscriptions it matches (MQTT 5, 3.3.4: overlapping
+            // subscriptions, as `a/+/c` and `a/b/c`), each copy naming the
+            // subscriptions it is for. So a copy goes only to the handlers of
+            // the filters it names, and each handler gets the message once.
+            // Without identifiers (MQTT 3.1.1, a broker without them) every
+            // matching handler gets every copy.
+            let filters = Set(identifiers.compactMap { state.identifiedFilters[$0] })
             return state.subscriptions.sorted { $0.key < $1.key }.compactMap { _, entry in
+                if !identifiers.isEmpty { return filters.contains(entry.filter) ? entry.handler : nil }
                 var matches = false
                 mosquitto_topic_matches_sub(entry.filter, message.topic, &matches)
                 return matches ? entry.handler : nil

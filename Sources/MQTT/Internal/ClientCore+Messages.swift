@@ -129,10 +129,28 @@ extension ClientCore {
     func sendSubscribe(_ state: inout State, id: Int) {
         guard let entry = state.subscriptions[id] else { return }
         var messageID: Int32 = 0
-        let result = mosquitto_subscribe_v5(handle, &messageID, entry.filter, Int32(entry.qos.rawValue), 0, nil)
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if state.subscriptionIdentifiersAvailable {
+            let identifier = Self.identifier(of: entry.filter, in: &state)
+            _ = mosquitto_property_add_varint(&properties, CMOSQ_PROP_SUBSCRIPTION_IDENTIFIER, identifier)
+        }
+        let result = mosquitto_subscribe_v5(
+            handle, &messageID, entry.filter, Int32(entry.qos.rawValue), 0, properties)
         wakeIfWriting()
         // NO_CONN: the connection just went; the next CONNACK subscribes.
         if result == CMOSQ_ERR_SUCCESS { state.pendingSubscribes[messageID, default: []].append(id) }
+    }
+
+    /// The subscription identifier of `filter`: the one it was given, else
+    /// the next (1 and up; MQTT 5 allows up to 268,435,455, far more
+    /// filters than a client makes).
+    static func identifier(of filter: String, in state: inout State) -> UInt32 {
+        if let known = state.filterIdentifiers[filter] { return known }
+        let identifier = UInt32(state.filterIdentifiers.count + 1)
+        state.filterIdentifiers[filter] = identifier
+        state.identifiedFilters[identifier] = filter
+        return identifier
     }
 
     func unsubscribe(_ subscription: Subscription) {

@@ -51,6 +51,14 @@ final class ClientCore: @unchecked Sendable {
         var subscriptions: [Int: SubscriptionEntry] = [:]
         /// SUBSCRIBE message id -> the subscriptions it (re)made.
         var pendingSubscribes: [Int32: [Int]] = [:]
+        /// Whether the broker takes subscription identifiers (MQTT 5, and
+        /// its CONNACK does not say otherwise).
+        var subscriptionIdentifiersAvailable = false
+        /// The MQTT 5 subscription identifier of each filter subscribed to
+        /// (one per filter, as the broker keeps one subscription per
+        /// filter), and the way back. Kept for the client's life.
+        var filterIdentifiers: [String: UInt32] = [:]
+        var identifiedFilters: [UInt32: String] = [:]
         var observers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
         var nextObserverID = 0
         var thread: pthread_t?

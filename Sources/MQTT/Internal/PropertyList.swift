@@ -43,6 +43,32 @@ enum PropertyList {
         return try body(list)
     }
 
+    /// The subscription identifiers of a received message (none when the
+    /// broker sends none: MQTT 3.1.1, or subscriptions made without).
+    static func subscriptionIdentifiers(_ list: OpaquePointer?) -> [UInt32] {
+        var identifiers: [UInt32] = []
+        var cursor = list
+        var skipFirst = false
+        while let current = cursor {
+            var value: UInt32 = 0
+            guard let found = mosquitto_property_read_varint(current, CMOSQ_PROP_SUBSCRIPTION_IDENTIFIER, &value, skipFirst)
+            else { break }
+            identifiers.append(value)
+            cursor = found
+            skipFirst = true
+        }
+        return identifiers
+    }
+
+    /// Whether a CONNACK's properties let the client use subscription
+    /// identifiers (yes unless the broker says it has none).
+    static func subscriptionIdentifiersAvailable(_ list: OpaquePointer?) -> Bool {
+        guard let list else { return true }
+        var available: UInt8 = 1
+        _ = mosquitto_property_read_byte(list, CMOSQ_PROP_SUBSCRIPTION_ID_AVAILABLE, &available, false)
+        return available != 0
+    }
+
     /// Reads the properties this module knows from a received list.
     static func read(_ list: OpaquePointer?) -> MessageProperties {
         var result = MessageProperties()

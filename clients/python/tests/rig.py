@@ -57,8 +57,16 @@ def free_port() -> int:
 
 
 class Rig:
-    def __init__(self, work: Path, *, gateway_args: tuple[str, ...] = (), simulator_args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        work: Path,
+        *,
+        gateway_args: tuple[str, ...] = (),
+        simulator_args: tuple[str, ...] = (),
+        scenario: Path = SCENARIO,
+    ) -> None:
         self.work = work
+        self.scenario = scenario
         self.gateway_args = gateway_args
         self.simulator_args = simulator_args
         self.address = ""
@@ -107,7 +115,7 @@ class Rig:
                     "--bus",
                     self.address,
                     "--scenario",
-                    str(SCENARIO),
+                    str(self.scenario),
                     "--connected-signal",
                     "always",
                     *self.simulator_args,

@@ -1,16 +1,20 @@
 """blegateway: Python clients for blegateway, the BLE-to-HTTP gateway.
 
-`Gateway` is an asyncio client for the gateway's REST + SSE API;
+`Gateway` is an asyncio client for the gateway's REST + SSE API, `Fleet`
+the same for every device of a fleet through any of its gateways;
 `blegateway.bleak` puts Bleak's `BleakScanner` and `BleakClient` through a
 gateway.
 """
 
+from .fleet import Fleet
 from .gateway import Gateway
 from .models import (
     Adapter,
     Characteristic,
     Descriptor,
     Device,
+    FleetDevice,
+    FleetHearing,
     GatewayEvent,
     GatewayInfo,
     KeptConnection,
@@ -34,6 +38,9 @@ __all__ = [
     "Descriptor",
     "Device",
     "EventStream",
+    "Fleet",
+    "FleetDevice",
+    "FleetHearing",
     "Gateway",
     "GatewayError",
     "GatewayEvent",

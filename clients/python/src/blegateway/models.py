@@ -462,3 +462,53 @@ class PublishedAdvertisement:
     @classmethod
     def from_json(cls, obj: JSON) -> PublishedAdvertisement:
         return cls(id=obj["id"], adapter=obj["adapter"], registered=bool(obj["registered"]), raw=obj)
+
+
+@dataclass(frozen=True)
+class FleetHearing:
+    """One gateway's hearing of a device in the fleet's merged view:
+    `rssi_average` is its smoothed signal; `fresh` whether it was heard in
+    the last 60 s."""
+
+    gateway: str
+    adapter: str | None
+    rssi: int
+    rssi_average: float
+    last_seen: str | None
+    fresh: bool
+
+    @classmethod
+    def from_json(cls, obj: JSON) -> FleetHearing:
+        return cls(
+            gateway=obj["gateway"],
+            adapter=_str(obj, "adapter"),
+            rssi=int(obj["rssi"]),
+            rssi_average=float(obj.get("rssi_average") or obj["rssi"]),
+            last_seen=_str(obj, "last_seen"),
+            fresh=bool(obj.get("fresh", False)),
+        )
+
+
+@dataclass(frozen=True)
+class FleetDevice:
+    """A device as the whole fleet knows it (`GET /v1/fleet/devices/{address}`):
+    who hears it (strongest average first), where it is connected, whether
+    it is kept, and the fleet's holder of a device the fleet keeps."""
+
+    address: str
+    heard_by: list[FleetHearing]
+    connected_on: list[str]
+    kept: bool
+    owner: str | None
+    raw: JSON = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, obj: JSON) -> FleetDevice:
+        return cls(
+            address=obj["address"],
+            heard_by=[FleetHearing.from_json(h) for h in obj.get("heard_by", [])],
+            connected_on=[str(g) for g in obj.get("connected_on", [])],
+            kept=bool(obj.get("kept", False)),
+            owner=_str(obj, "owner"),
+            raw=obj,
+        )

@@ -10,6 +10,12 @@ local BlueZ. Or run an unchanged script with
 can also come from BLEGATEWAY_URL and BLEGATEWAY_API_KEY), or pick the
 backend per object with `backend=GatewayBleakScanner` /
 `backend=GatewayBleakClient`.
+
+Through a fleet (docs/fleet.md: every device any gateway of the fleet
+hears, through any one of them): `use(URL, fleet=True)`,
+`python -m blegateway.bleak --gateway URL --fleet script.py`,
+BLEGATEWAY_FLEET=1, or `fleet=True` among a scanner's or client's keyword
+arguments.
 """
 
 from __future__ import annotations
@@ -37,9 +43,14 @@ GATEWAY_BACKEND = "blegateway"
 """The `backend_id` Bleak reports for objects that go through the gateway."""
 
 
-def use(url: str, api_key: str | None = None, pairing: PairingCallback | None = None) -> None:
+def use(url: str, api_key: str | None = None, pairing: PairingCallback | None = None, *, fleet: bool = False) -> None:
     """Makes every `BleakScanner`, `BleakClient` and `BleakAdapter` made from
     now on (without a `backend=` of its own) go through the gateway at `url`.
+
+    `fleet=True`: through the fleet that gateway is in (its `/v1/fleet/`
+    routes, docs/fleet.md): scanning finds every device the fleet's
+    gateways hear, and a client reaches its device through whichever
+    gateway has it. Pairing is not carried by the fleet.
 
     `pairing` answers the gateway agent's pairing questions (a passkey, a
     PIN, a confirmation) for `BleakClient.pair()` and `pair=True`; see
@@ -50,7 +61,7 @@ def use(url: str, api_key: str | None = None, pairing: PairingCallback | None = 
     time it makes one, and that lookup is what this replaces (as
     habluetooth does for Home Assistant's Bluetooth proxies).
     """
-    configure(GatewayConfig(url.rstrip("/"), api_key, pairing))
+    configure(GatewayConfig(url.rstrip("/"), api_key, pairing, fleet))
     module: Any = bleak
     module.get_platform_scanner_backend_type = lambda: (GatewayBleakScanner, GATEWAY_BACKEND)
     module.get_platform_client_backend_type = lambda: (GatewayBleakClient, GATEWAY_BACKEND)

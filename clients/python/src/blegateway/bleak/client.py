@@ -17,6 +17,7 @@ from bleak.backends.device import BLEDevice
 from bleak.backends.service import BleakGATTService, BleakGATTServiceCollection
 from bleak.exc import BleakDeviceNotFoundError, BleakError
 
+from ..fleet import Fleet
 from ..gateway import Gateway
 from ..models import Characteristic, Device, GatewayEvent, PairingRequest, Service, SubscriptionStatus
 from ..problem import GatewayError, GatewayProblem, GatewayUnreachable
@@ -38,6 +39,15 @@ NOTIFICATION_BUFFER_KIB = 16384
 LINK_EVENTS = ("device-disconnected", "device-unpaired")
 """The events that say the link this client holds is gone."""
 
+LINK_UP_EVENTS = ("device-connected", "services-resolved")
+"""The events that say a link is up."""
+
+FLEET_LATE_EVENT_SECONDS = 5.0
+"""Through a fleet, how long after connecting a link event may still be
+one of an earlier link, late on the broker (a disconnection just before
+this connection); one that comes before the holder's own connection event
+is checked against the fleet's view after that long."""
+
 # Subscription endings after which the stream may be opened again: the
 # gateway stops (and comes back) or BlueZ was away; after the others the
 # link itself is gone, which the link watch reports.
@@ -56,6 +66,12 @@ class GatewayBleakClient(BaseBleakClient):
     `gateway="http://..."` among the client's keyword arguments;
     `bluez={"adapter": "hci1"}` picks the gateway's adapter.
 
+    Through a fleet (`use(url, fleet=True)`, BLEGATEWAY_FLEET=1 or
+    `fleet=True` here), every operation goes through
+    `/v1/fleet/devices/...` to the gateway that has the device, and the
+    link is followed on the fleet's event stream (the events of that
+    gateway); pairing is not carried by the fleet.
+
     While connected it follows the device's events on the gateway
     (resuming with `Last-Event-ID` when the connection to the gateway
     breaks), so the disconnected callback fires when the link drops, when
@@ -73,16 +89,18 @@ class GatewayBleakClient(BaseBleakClient):
         bluez: dict[str, Any] | None = None,
         gateway: str | None = None,
         api_key: str | None = None,
+        fleet: bool | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(address_or_ble_device, disconnected_callback=disconnected_callback, timeout=timeout)
-        self._config = current(gateway, api_key)
+        self._config = current(gateway, api_key, fleet)
         self._adapter: str | None = (bluez or {}).get("adapter")
         self._requested_services = services
         self._gateway: Gateway | None = None
         self._device: Device | None = None
         self._connected = False
         self._watch: asyncio.Task[None] | None = None
+        self._connected_at = 0.0
         self._notifications: dict[int, asyncio.Task[None]] = {}
 
     # Connectivity
@@ -109,6 +127,8 @@ class GatewayBleakClient(BaseBleakClient):
             raise BleakError("Client is already connected")
         await self._close()  # what a link lost earlier left
         timeout = float(kwargs.get("timeout", self._timeout))
+        if pair:
+            self._refuse_pairing_through_fleet()
         gateway = self._config.gateway()
         watch = gateway.events(types=LINK_EVENTS, device=self.address, on_reconnect=self._check_link)
         try:
@@ -130,6 +150,7 @@ class GatewayBleakClient(BaseBleakClient):
         self._device = device
         self.services = self._collection(services)
         self._connected = True
+        self._connected_at = asyncio.get_running_loop().time()
         self._watch = asyncio.create_task(self._follow_link(watch))
 
     async def disconnect(self) -> None:
@@ -150,6 +171,7 @@ class GatewayBleakClient(BaseBleakClient):
     async def pair(self, *args: Any, **kwargs: Any) -> None:
         """Pairs, answering the gateway agent's questions with the `pairing`
         callback given to `blegateway.bleak.use()`."""
+        self._refuse_pairing_through_fleet()
         async with self._session() as gateway:
             device = await self._gateway_call(gateway.device(self.address, adapter=self._adapter), device_op=True)
             if device.paired:
@@ -159,6 +181,7 @@ class GatewayBleakClient(BaseBleakClient):
             self.address = device.address
 
     async def unpair(self) -> None:
+        self._refuse_pairing_through_fleet()
         async with self._session() as gateway:
             await self._gateway_call(gateway.unpair(self.address, adapter=self._adapter), device_op=True)
         self._on_disconnected()
@@ -166,6 +189,8 @@ class GatewayBleakClient(BaseBleakClient):
     async def _acquire_mtu(self) -> None:
         """Reads the link's MTU again (the name Bleak's BlueZ backend uses)."""
         gateway = self._require_connected()
+        if isinstance(gateway, Fleet):
+            return  # the fleet forwards no device lookup: the MTU stays the connect's
         self._device = await self._gateway_call(gateway.device(self.address, adapter=self._adapter))
 
     # GATT
@@ -232,8 +257,26 @@ class GatewayBleakClient(BaseBleakClient):
 
     async def _follow_link(self, watch: EventStream[GatewayEvent]) -> None:
         """Waits for the link to end, then reports it."""
+        gateway = self._gateway
+        fleet = gateway if isinstance(gateway, Fleet) else None
+        holder = fleet.holder(self.address) if fleet is not None else None
+        link_seen = False
         try:
             async for event in watch:
+                if fleet is not None and holder is not None:
+                    # Through a fleet, only the link of the gateway that
+                    # has the device counts (others may connect it too, or
+                    # have), and its events come over the broker, where
+                    # one of the link before may still be on its way.
+                    if event.data.get("gateway") != holder:
+                        continue
+                    if event.type in LINK_UP_EVENTS:
+                        link_seen = True
+                        continue
+                    if event.type in LINK_EVENTS and not link_seen:
+                        await self._after_late_events()
+                        await self._check_fleet_link(fleet)
+                        continue
                 if event.type in LINK_EVENTS:
                     logger.debug("%s: %s (%s)", self.address, event.type, event.reason)
                     break
@@ -253,6 +296,9 @@ class GatewayBleakClient(BaseBleakClient):
         gateway = self._gateway
         if gateway is None:
             return
+        if isinstance(gateway, Fleet):
+            await self._check_fleet_link(gateway)
+            return
         try:
             device = await gateway.device(self.address, adapter=self._adapter)
         except GatewayProblem as problem:
@@ -261,6 +307,28 @@ class GatewayBleakClient(BaseBleakClient):
             raise
         if not device.connected:
             raise _LinkLost()
+
+    async def _after_late_events(self) -> None:
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(max(0.0, self._connected_at + FLEET_LATE_EVENT_SECONDS - loop.time()))
+
+    async def _check_fleet_link(self, fleet: Fleet) -> None:
+        try:
+            device = await fleet.fleet_device(self.address)
+        except GatewayProblem as problem:
+            if problem.status == 404:
+                raise _LinkLost() from problem
+            raise
+        holder = fleet.holder(self.address)
+        if not device.connected_on or (holder is not None and holder not in device.connected_on):
+            raise _LinkLost()
+
+    def _refuse_pairing_through_fleet(self) -> None:
+        if self._config.fleet:
+            raise BleakError(
+                "pairing is not carried by the fleet: pair through the gateway that has the device "
+                "(its id is in GET /v1/fleet/devices/{address})"
+            )
 
     def _on_disconnected(self) -> None:
         """Marks the link gone and calls the disconnected callback, once per link."""
@@ -450,7 +518,10 @@ class GatewayBleakClient(BaseBleakClient):
 
     async def _known(self, gateway: Gateway) -> bool:
         try:
-            await gateway.device(self.address, adapter=self._adapter)
+            if isinstance(gateway, Fleet):
+                await gateway.fleet_device(self.address)
+            else:
+                await gateway.device(self.address, adapter=self._adapter)
         except GatewayProblem as problem:
             return problem.status != 404
         except GatewayError:

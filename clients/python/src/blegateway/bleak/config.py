@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ..fleet import Fleet
 from ..gateway import Gateway
 from ..models import PairingRequest
 
@@ -25,9 +26,19 @@ class GatewayConfig:
     url: str
     api_key: str | None = None
     pairing: PairingCallback | None = None
+    fleet: bool = False
+    """Reach every device of the fleet the gateway at `url` is in, through
+    its `/v1/fleet/` routes, rather than the devices of that gateway only."""
 
     def gateway(self, **options: Any) -> Gateway:
+        if self.fleet:
+            return Fleet(self.url, self.api_key, **options)
         return Gateway(self.url, self.api_key, **options)
+
+
+def fleet_from_environment() -> bool:
+    """BLEGATEWAY_FLEET=1 (or true, yes): through the fleet."""
+    return os.environ.get("BLEGATEWAY_FLEET", "").strip().lower() in ("1", "true", "yes")
 
 
 _current: GatewayConfig | None = None
@@ -38,12 +49,21 @@ def configure(config: GatewayConfig | None) -> None:
     _current = config
 
 
-def current(url: str | None = None, api_key: str | None = None) -> GatewayConfig:
+def current(url: str | None = None, api_key: str | None = None, fleet: bool | None = None) -> GatewayConfig:
     """The gateway named by the arguments, else by `use()`, else by
-    BLEGATEWAY_URL and BLEGATEWAY_API_KEY."""
+    BLEGATEWAY_URL, BLEGATEWAY_API_KEY and BLEGATEWAY_FLEET; `fleet`, when
+    given, says whether to go through the fleet whatever those say."""
+    config = _named(url, api_key)
+    if fleet is not None and fleet != config.fleet:
+        return replace(config, fleet=fleet)
+    return config
+
+
+def _named(url: str | None, api_key: str | None) -> GatewayConfig:
     if url is not None:
         pairing = _current.pairing if _current is not None else None
-        return GatewayConfig(url, api_key if api_key is not None else os.environ.get("BLEGATEWAY_API_KEY"), pairing)
+        key = api_key if api_key is not None else os.environ.get("BLEGATEWAY_API_KEY")
+        return GatewayConfig(url, key, pairing, fleet_from_environment())
     if _current is not None:
         return _current
     env_url = os.environ.get("BLEGATEWAY_URL")
@@ -51,4 +71,4 @@ def current(url: str | None = None, api_key: str | None = None) -> GatewayConfig
         raise ValueError(
             "no gateway to talk to: call blegateway.bleak.use(URL), or set BLEGATEWAY_URL (e.g. http://127.0.0.1:8080)"
         )
-    return GatewayConfig(env_url, os.environ.get("BLEGATEWAY_API_KEY"))
+    return GatewayConfig(env_url, os.environ.get("BLEGATEWAY_API_KEY"), fleet=fleet_from_environment())

@@ -10,8 +10,9 @@ from bleak.backends.device import BLEDevice
 from bleak.backends.scanner import AdvertisementData, AdvertisementDataCallback, BaseBleakScanner
 from bleak.exc import BleakError
 
+from ..fleet import Fleet
 from ..gateway import Gateway
-from ..models import Device, ScanEvent
+from ..models import Device, FleetDevice, GatewayEvent, ScanEvent
 from ..problem import GatewayError, GatewayUnreachable
 from ..stream import EventStream
 from .config import current
@@ -49,6 +50,22 @@ def display_name(device: Device) -> str | None:
     return device.alias
 
 
+def fleet_advertisement_data(device: FleetDevice) -> AdvertisementData:
+    """What the fleet's merged view tells of a device: its address and the
+    strongest signal a gateway hears it with, nothing of its advertisement
+    (the gateways publish only their RSSI on the broker's presence topics)."""
+    rssi = max((hearing.rssi for hearing in device.heard_by), default=-127)
+    return AdvertisementData(
+        local_name=None,
+        manufacturer_data={},
+        service_data={},
+        service_uuids=[],
+        tx_power=None,
+        rssi=rssi,
+        platform_data=(device.address, device),
+    )
+
+
 def ble_device(device: Device) -> BLEDevice:
     return BLEDevice(device.address, display_name(device), device)
 
@@ -70,6 +87,17 @@ class GatewayBleakScanner(BaseBleakScanner):
 
     If the stream breaks (the gateway restarts), the scan is opened again
     until `stop()`; `stop()` raises the error if the scan is down then.
+
+    Through a fleet (`use(url, fleet=True)`, BLEGATEWAY_FLEET=1 or
+    `fleet=True` here) it scans nothing itself: it reports every device the
+    fleet's gateways hear. First each device of `GET /v1/fleet/devices`
+    (address and strongest RSSI only: the merged view has no advertisement
+    data), then each `device-discovered` / `device-updated` of
+    `GET /v1/fleet/events`, which carries the advertisement as the gateway
+    that heard it saw it (at most once a second per device and gateway).
+    The gateways publish what they hear while they scan, or always with
+    `serve --mqtt-presence passive`. Passive mode and the `RSSI` filter are
+    not applied to the fleet.
     """
 
     def __init__(
@@ -81,10 +109,11 @@ class GatewayBleakScanner(BaseBleakScanner):
         bluez: dict[str, Any] | None = None,
         gateway: str | None = None,
         api_key: str | None = None,
+        fleet: bool | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(detection_callback, service_uuids)
-        self._config = current(gateway, api_key)
+        self._config = current(gateway, api_key, fleet)
         bluez = bluez or {}
         self._patterns: list[str] = []
         if scanning_mode == "passive":
@@ -115,7 +144,7 @@ class GatewayBleakScanner(BaseBleakScanner):
             self._filters["mode"] = "passive"
             self._filters["pattern"] = self._patterns
         self._gateway: Gateway | None = None
-        self._stream: EventStream[ScanEvent] | None = None
+        self._stream: EventStream[ScanEvent] | EventStream[GatewayEvent] | None = None
         self._task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
 
@@ -126,12 +155,18 @@ class GatewayBleakScanner(BaseBleakScanner):
         self._failure = None
         self._gateway = self._config.gateway()
         try:
-            self._stream = await self._open()
+            if isinstance(self._gateway, Fleet):
+                self._stream = await self._open_fleet(self._gateway)
+            else:
+                self._stream = await self._open()
         except BaseException:
             await self._gateway.aclose()
             self._gateway = None
             raise
-        self._task = asyncio.create_task(self._read())
+        if isinstance(self._gateway, Fleet):
+            self._task = asyncio.create_task(self._read_fleet())
+        else:
+            self._task = asyncio.create_task(self._read())
 
     async def stop(self) -> None:
         task, self._task = self._task, None
@@ -156,11 +191,57 @@ class GatewayBleakScanner(BaseBleakScanner):
         except GatewayError as error:
             raise bleak_error(error) from error
 
+    async def _open_fleet(self, fleet: Fleet) -> EventStream[GatewayEvent]:
+        stream = fleet.events()
+        try:
+            await stream.open()
+        except GatewayError as error:
+            raise bleak_error(error) from error
+        return stream
+
+    async def _read_fleet(self) -> None:
+        """What the fleet hears already, then its advertisements as they
+        come. The event stream is open before the merged view is read, so
+        nothing heard between the two is missed; both are reported once
+        `start()` has returned, when Bleak's own callbacks are in place
+        (`advertisement_data()` adds one only then). The stream resumes by
+        itself after a break (`Last-Event-ID`); a failure to is kept for
+        `stop()`."""
+        stream = self._stream
+        fleet = self._gateway
+        assert isinstance(stream, EventStream) and isinstance(fleet, Fleet)
+        try:
+            for device in await fleet.fleet_devices():
+                if device.heard_by:
+                    self._report(device.address, None, device, fleet_advertisement_data(device))
+            async for event in stream:
+                if isinstance(event, GatewayEvent):
+                    self._handle_fleet(event)
+        except GatewayError as error:
+            self._failure = BleakGatewayError(error)
+            logger.warning("the fleet's event stream broke: %s", error)
+
+    def _handle_fleet(self, event: GatewayEvent) -> None:
+        device = event.device
+        if device is None:
+            if event.type == "device-lost" and event.reason == "removed" and event.address is not None:
+                self.seen_devices.pop(event.address, None)
+            return
+        if event.type in ("device-discovered", "device-updated"):
+            self._report(device.address, display_name(device), device, advertisement_data(device))
+
+    def _report(self, address: str, name: str | None, details: Any, advertisement: AdvertisementData) -> None:
+        if not self.is_allowed_uuid(advertisement.service_uuids):
+            return
+        found = self.create_or_update_device(address, address, name, details, advertisement)
+        self.call_detection_callbacks(found, advertisement)
+
     async def _read(self) -> None:
         while True:
             assert self._stream is not None
             try:
                 async for event in self._stream:
+                    assert isinstance(event, ScanEvent)
                     self._handle(event)
             except GatewayUnreachable as error:
                 self._failure = BleakGatewayError(error)
@@ -184,10 +265,4 @@ class GatewayBleakScanner(BaseBleakScanner):
             if event.reason == "removed":
                 self.seen_devices.pop(device.address, None)
             return
-        advertisement = advertisement_data(device)
-        if not self.is_allowed_uuid(advertisement.service_uuids):
-            return
-        found = self.create_or_update_device(
-            device.address, device.address, display_name(device), device, advertisement
-        )
-        self.call_detection_callbacks(found, advertisement)
+        self._report(device.address, display_name(device), device, advertisement_data(device))
