@@ -14,6 +14,12 @@ import Synchronization
 ///   and standing subscriptions carry the identifier as their `label`; a
 ///   manager made later with the same identifier (in a new process, or
 ///   after the gateway restarted) gets them in `willRestoreState`.
+/// - With `CBManagerOptionGatewayFleetKey`, it reaches every device any
+///   gateway of the gateway's fleet hears: scans report what the fleet's
+///   gateways publish (`GET /v1/fleet/events`), and each peripheral is
+///   kept, browsed, read, written and subscribed to through
+///   `/v1/fleet/devices/…` by the gateway that has it. State restoration
+///   stays one gateway's: through a fleet nothing is restored.
 ///
 /// `@unchecked Sendable`: `state`, `isScanning` and the peripherals'
 /// states change only on `queue`; the registry of peripherals is behind a
@@ -91,12 +97,18 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
     // MARK: State and events
 
     private func follow() async {
+        // The fleet's stream has every gateway's events, unfiltered; a
+        // connection kept there shows as `services-resolved` (the bridge
+        // publishes no `kept-connected`).
         await follow(
-            "/v1/events",
-            query: [
-                URLQueryItem(
-                    name: "type", value: "adapter-state,bluez-state,device-connected,device-disconnected,kept-connected,given-up")
-            ],
+            fleet ? "/v1/fleet/events" : "/v1/events",
+            query: fleet
+                ? []
+                : [
+                    URLQueryItem(
+                        name: "type",
+                        value: "adapter-state,bluez-state,device-connected,device-disconnected,kept-connected,given-up")
+                ],
             refresh: { [unowned self] gateway, restoring throws(GatewayError) in try await refresh(gateway, restoring: restoring) },
             handle: { [unowned self] event, gateway in
                 if let json = try? event.decode(GatewayJSON.Event.self) { await handle(json, gateway) }
@@ -106,11 +118,13 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
     /// Reads the adapter and the devices, restores, and says the state.
     private func refresh(_ gateway: GatewayClient, restoring: Bool) async throws(GatewayError) {
         let info = try await gateway.decode(GatewayJSON.Info.self, "GET", "/v1")
-        let devices = try await gateway.decode([GatewayJSON.Device].self, "GET", "/v1/devices", query: adapterQuery)
+        // Through a fleet, devices become known as its events tell of them.
+        let devices =
+            fleet ? [] : try await gateway.decode([GatewayJSON.Device].self, "GET", "/v1/devices", query: adapterQuery)
         registry.withLock { registry in
             for device in devices { registry.devices[device.address] = device }
         }
-        if restoring { try await restore(gateway) }
+        if restoring, !fleet { try await restore(gateway) }
         await setState(Self.state(of: info, adapter: adapter))
     }
 
@@ -139,6 +153,9 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                     manager, didDisconnectPeripheral: peripheral,
                     error: CBError(.peripheralDisconnected, detail: "\(address) disconnected (\(reason)); the gateway reconnects"))
             }
+        case "services-resolved" where fleet:
+            guard let address = event.address, let peripheral = registry.withLock({ $0.peripherals[address] }) else { return }
+            didConnect(peripheral)
         case "kept-connected":
             guard let address = event.address, let peripheral = registry.withLock({ $0.peripherals[address] }) else { return }
             didConnect(peripheral)
@@ -198,7 +215,7 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
     /// follows with no error.
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
         queue.async { peripheral.state = .disconnecting }
-        let restoring = restoreIdentifier != nil
+        let restoring = restoreIdentifier != nil && !fleet
         peripheral.perform { gateway in
             var failure: GatewayError?
             do throws(GatewayError) {
