@@ -16,10 +16,12 @@ import Synchronization
 ///   after the gateway restarted) gets them in `willRestoreState`.
 /// - With `CBManagerOptionGatewayFleetKey`, it reaches every device any
 ///   gateway of the gateway's fleet hears: scans report what the fleet's
-///   gateways publish (`GET /v1/fleet/events`), and each peripheral is
-///   kept, browsed, read, written and subscribed to through
-///   `/v1/fleet/devices/…` by the gateway that has it. State restoration
-///   stays one gateway's: through a fleet nothing is restored.
+///   gateways publish (`GET /v1/fleet/events`); `connect` keeps the
+///   peripheral by the fleet (`"fleet": true`: the gateway that hears it
+///   best holds it, and another takes it over when that one loses it), and
+///   it is browsed, read, written and subscribed to through
+///   `/v1/fleet/devices/…` on its holder. State restoration stays one
+///   gateway's: through a fleet nothing is restored.
 ///
 /// `@unchecked Sendable`: `state`, `isScanning` and the peripherals'
 /// states change only on `queue`; the registry of peripherals is behind a
@@ -195,6 +197,14 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
         }
         peripheral.perform { gateway in
             do {
+                if self.fleet {
+                    // The holder's `services-resolved` says when it is
+                    // connected; one it already has is connected now.
+                    try await gateway.send("PUT", peripheral.path + "/keep", json: KeepRequest(label: label, fleet: true))
+                    let device = try await gateway.decode(GatewayJSON.FleetDevice.self, "GET", peripheral.path)
+                    if let owner = device.owner, device.connectedOn == [owner] { self.didConnect(peripheral) }
+                    return
+                }
                 let kept = try await gateway.decode(
                     GatewayJSON.KeptConnection.self, "PUT", peripheral.path + "/keep", query: peripheral.adapterQuery,
                     json: KeepRequest(label: label))
@@ -231,6 +241,7 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                     failure = failure ?? error
                 }
             }
+            if self.fleet, failure == nil { await Self.waitForRelease(of: peripheral, gateway) }
             do throws(GatewayError) {
                 try await gateway.send("POST", peripheral.path + "/disconnect", query: peripheral.adapterQuery)
             } catch where error.status == 404 || error.status == 409 {
@@ -243,6 +254,20 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                 peripheral.state = .disconnected
                 delegate?.centralManager(manager, didDisconnectPeripheral: peripheral, error: error)
             }
+        }
+    }
+
+    /// Through a fleet, the holder lets the device go (and disconnects it)
+    /// after the fleet's keep is gone, a moment later: a disconnect sent
+    /// before that would be undone by the holder reconnecting. Waits until
+    /// the fleet's view shows no holder and no connection, at most 15 s.
+    private static func waitForRelease(of peripheral: CBPeripheral, _ gateway: GatewayClient) async {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            guard let device = try? await gateway.decode(GatewayJSON.FleetDevice.self, "GET", peripheral.path),
+                device.owner != nil || !device.connectedOn.isEmpty
+            else { return }
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -284,4 +309,6 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
 
 struct KeepRequest: Encodable, Sendable {
     var label: String?
+    /// Kept by the fleet (through `/v1/fleet/devices/{address}/keep`).
+    var fleet: Bool?
 }

@@ -59,6 +59,8 @@ public enum GatewayJSON {
         public var address: String
         public var heardBy: [Hearing]
         public var connectedOn: [String]
+        /// The gateway that holds it for the fleet, when the fleet keeps it.
+        public var owner: String?
         /// The strongest signal a gateway hears it with.
         public var rssi: Int? { heardBy.map(\.rssi).max() }
     }

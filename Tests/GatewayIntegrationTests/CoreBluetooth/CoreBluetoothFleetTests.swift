@@ -6,7 +6,8 @@ import TestSupport
 /// Core Bluetooth's central through a fleet: two gateways on one real
 /// mosquitto, each over its own simulator; only g-b hears the strap. The
 /// seeds' heart-rate monitor, given g-a and `CBManagerOptionGatewayFleetKey`,
-/// runs as it does on g-b itself.
+/// runs as it does on g-b itself; its connect keeps the strap by the fleet,
+/// which g-b holds.
 @Suite(.serialized) struct CoreBluetoothFleetTests {
     /// g-a's world: an adapter and a beacon, no strap.
     static let lonely = """
@@ -60,13 +61,16 @@ import TestSupport
         #expect(writes.first?.0 == nil)
         #expect(writes.last?.1 == 0x80, "the holder's ATT error, carried back: \(writes)")
 
-        // g-b holds the connection, kept; g-a never made one.
+        // The fleet keeps it and g-b holds it; g-a never made a connection.
+        let kept = try await a.get("/v1/fleet/devices/\(TestScenario.strap)").object
+        #expect(kept["owner"] as? String == "g-b", "\(kept)")
+        #expect(kept["connected_on"] as? [String] == ["g-b"], "\(kept)")
+        #expect(kept["fleet_keep"] is [String: Any], "\(kept)")
         #expect(try await b.get("/v1/devices/\(TestScenario.strap)").object["connected"] as? Bool == true)
-        #expect((try await b.get("/v1/kept-connections").array.first?["address"] as? String) == TestScenario.strap)
         #expect(try await a.get("/v1/devices/\(TestScenario.strap)").status == 404)
 
         // A link lost where the device is: the manager hears it from the
-        // fleet's events, and the holder's keeper makes it again.
+        // fleet's events, and the holder connects it again.
         let peripheral = try #require(monitor.heartRatePeripheral)
         _ = try await b.request("POST", "/v1/devices/\(TestScenario.strap)/disconnect")
         let connected = HeartRateMonitor.Entry.connected(TestScenario.strap)
@@ -74,12 +78,14 @@ import TestSupport
             entries.contains(where: \.isLinkLoss) && entries.filter { $0 == connected }.count >= 2
         }
         #expect(lost.contains { $0.isLinkLoss }, "\(lost.suffix(5))")
-        #expect(lost.filter { $0 == connected }.count >= 2, "connected again by g-b's keeper: \(lost.suffix(5))")
+        #expect(lost.filter { $0 == connected }.count >= 2, "connected again by its holder: \(lost.suffix(5))")
 
         monitor.centralManager.cancelPeripheralConnection(peripheral)
         let ended = await monitor.log.wait { $0.contains(.disconnected(TestScenario.strap, error: nil)) }
         #expect(ended.contains(.disconnected(TestScenario.strap, error: nil)), "\(ended.suffix(5))")
-        #expect(try await b.get("/v1/kept-connections").array.isEmpty)
+        let released = try await a.get("/v1/fleet/devices/\(TestScenario.strap)").object
+        #expect(released["fleet_keep"] is NSNull, "\(released)")
+        #expect(try await b.get("/v1/devices/\(TestScenario.strap)").object["connected"] as? Bool == false)
         monitor.centralManager.invalidate()
         scan.close()
         #expect(await a.stop() == 0)
