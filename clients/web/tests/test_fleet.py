@@ -26,7 +26,17 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from conftest import API_KEY, HERE, TIMEOUT, Gateway, PageServer, start_gateway
-from test_webbluetooth import STRAP, UART, UART_RX, choose, gateway_json, run_async, text, wait_for, wait_for_log
+from test_webbluetooth import (
+    STRAP,
+    UART,
+    UART_RX,
+    choose,
+    gateway_json,
+    run_async,
+    text,
+    wait_for,
+    write_the_control_point_and_disconnect,
+)
 
 # g-a's world: an adapter and a thermometer, no strap.
 LONELY_SCENARIO = """
@@ -176,18 +186,7 @@ def test_the_heart_rate_page_runs_through_a_gateway_that_does_not_hear_the_strap
     assert re.fullmatch(r"\d{1,3} %", text(browser, "battery")), text(browser, "battery")
     wait_for(browser, lambda d: int(text(d, "count")) >= 3, "three heart-rate notifications through the fleet")
 
-    browser.find_element(By.ID, "reset").click()
-    wait_for_log(browser, r"Control point accepted 0x01")
-    browser.find_element(By.ID, "bad-command").click()
-    refused = wait_for_log(browser, r"Error: ")
-    assert refused.startswith("NotSupportedError:") and "0x80 (peripheral-failed)" in refused, refused
-
-    browser.find_element(By.ID, "disconnect").click()
-    wait_for_log(browser, r"Polar H10 6A3E01 disconnected")
-    deadline = time.monotonic() + TIMEOUT
-    while gateway_json(b, f"/v1/devices/{STRAP}")["connected"] and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not gateway_json(b, f"/v1/devices/{STRAP}")["connected"]
+    write_the_control_point_and_disconnect(browser, b)
 
 
 def test_descriptors_and_writes_without_response_go_through_the_fleet(
