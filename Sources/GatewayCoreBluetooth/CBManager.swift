@@ -39,6 +39,8 @@ open class CBManager: NSObject, @unchecked Sendable {
 
     /// The gateway this manager speaks to.
     public let gateway: GatewayClient?
+    /// Through the gateway's fleet (`CBManagerOptionGatewayFleetKey`).
+    public let fleet: Bool
     /// Why the gateway could not be used at all (a bad URL in the options).
     let configurationError: GatewayError?
     /// Where delegate methods are called, as the manager's `queue` argument said.
@@ -47,10 +49,13 @@ open class CBManager: NSObject, @unchecked Sendable {
     init(queue: DispatchQueue?, options: [String: Any]?) {
         self.queue = queue ?? .main
         do {
-            gateway = GatewayClient(location: try GatewayLocation(options: options))
+            let location = try GatewayLocation(options: options)
+            gateway = GatewayClient(location: location)
+            fleet = location.fleet
             configurationError = nil
         } catch {
             gateway = nil
+            fleet = false
             configurationError = error
         }
         super.init()
@@ -160,3 +165,7 @@ public let CBManagerOptionGatewayURLKey = "BLEGatewayURL"
 public let CBManagerOptionGatewayAPIKeyKey = "BLEGatewayAPIKey"
 /// The adapter a manager uses (`hci1`); without it, the gateway's default.
 public let CBManagerOptionGatewayAdapterKey = "BLEGatewayAdapter"
+/// `true`: a central reaches every device any gateway of the gateway's
+/// fleet hears, each through the gateway that has it (`/v1/fleet/`). Without
+/// it, `BLEGATEWAY_FLEET=1` from the environment.
+public let CBManagerOptionGatewayFleetKey = "BLEGatewayFleet"

@@ -23,10 +23,10 @@ enum WebBluetoothAssets {
     static let all = [
         Asset(
             path: "/webbluetooth.js", contentType: "text/javascript; charset=utf-8", source: "clients/web/webbluetooth.js",
-            etag: #""145d47ff63af2bfa""#, text: classicScript),
+            etag: #""94977d2b58e26337""#, text: classicScript),
         Asset(
             path: "/webbluetooth.mjs", contentType: "text/javascript; charset=utf-8", source: "clients/web/webbluetooth.mjs",
-            etag: #""994fe782e6691b9a""#, text: moduleScript),
+            etag: #""bda3fe718da659c4""#, text: moduleScript),
         Asset(
             path: "/webbluetooth/playground.html", contentType: "text/html; charset=utf-8", source: "clients/web/playground.html",
             etag: #""c5cbeb5b9d6d3fd3""#, text: playground),
@@ -49,7 +49,11 @@ enum WebBluetoothAssets {
 // `navigator.bluetooth` when the browser has none, or always when their
 // script tag carries `data-force`, and talk to the gateway they were loaded
 // from, to `data-gateway` (with `data-api-key`), or to the one given to
-// `blegateway.configure({gateway, apiKey})`.
+// `blegateway.configure({gateway, apiKey})`. With `data-fleet` (or
+// `configure({fleet: true})`) they reach every device the gateway's fleet
+// hears, through the gateway's /v1/fleet/ routes (docs/fleet.md): the
+// chooser lists what any gateway of the fleet hears, and each operation goes
+// to the gateway that has the device.
 //
 // Semantics follow the Web Bluetooth specification
 // (https://webbluetoothcg.github.io/web-bluetooth/): filter validation and
@@ -91,6 +95,7 @@ function initialSettings() {
     base: gatewayBase(gateway === null ? new URL(".", loadedFrom).href : gateway),
     apiKey: attribute("data-api-key"),
     force: attribute("data-force") !== null,
+    fleet: attribute("data-fleet") !== null,
   };
 }
 
@@ -126,12 +131,26 @@ function apiKey() {
   return "";
 }
 
-// Points the script at another gateway, or gives it the API key (null:
-// none given, as without data-api-key).
+// Points the script at another gateway, gives it the API key (null: none
+// given, as without data-api-key), or sends it through the gateway's fleet.
 function configure(options = {}) {
-  if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey}");
+  if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey, fleet}");
+  if (options.fleet !== undefined && typeof options.fleet !== "boolean") {
+    throw new TypeError("configure({fleet}) takes true or false");
+  }
   if (options.gateway !== undefined) settings.base = gatewayBase(String(options.gateway));
   if (options.apiKey !== undefined) settings.apiKey = options.apiKey === null ? null : String(options.apiKey);
+  if (options.fleet !== undefined) settings.fleet = options.fleet;
+}
+
+// Where devices are: this gateway's, or the whole fleet's through it. Grants
+// and device objects are kept apart for the two.
+function devicesPath() {
+  return settings.fleet ? "v1/fleet/devices" : "v1/devices";
+}
+
+function scope() {
+  return settings.fleet ? `${settings.base} fleet` : settings.base;
 }
 
 // ---------------------------------------------------------------------------
@@ -233,14 +252,19 @@ async function unreachableException(base) {
 
 // One call to the gateway's API; resolves to the Response when it is a
 // success and rejects with a DOMException otherwise.
-async function call(method, path, { query = {}, body, accept = "application/json", signal, writing = false } = {}) {
+async function call(method, path, { query = {}, body, json, accept = "application/json", signal, writing = false } = {}) {
   const base = settings.base;
   const url = new URL(path, base);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   const headers = { Accept: accept };
   const key = apiKey();
   if (key) headers.Authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["Content-Type"] = "application/octet-stream";
+  if (json !== undefined) {
+    body = JSON.stringify(json);
+    headers["Content-Type"] = "application/json";
+  } else if (body !== undefined) {
+    headers["Content-Type"] = "application/octet-stream";
+  }
   let response;
   try {
     response = await fetch(url, { method, headers, body, signal, cache: "no-store" });
@@ -255,6 +279,25 @@ async function call(method, path, { query = {}, body, accept = "application/json
 async function callJSON(method, path, options) {
   const response = await call(method, path, options);
   return response.status === 204 ? null : response.json();
+}
+
+// An attribute's value: raw bytes from this gateway; through the fleet, the
+// holder's JSON answer (hex), which is what the broker carries.
+async function readBytes(path) {
+  if (settings.fleet) {
+    const answer = await callJSON("GET", path, { query: { encoding: "hex" } });
+    return hexBytes(answer && answer.value);
+  }
+  const response = await call("GET", path, { accept: "application/octet-stream" });
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function writeBytes(path, bytes, query = {}) {
+  if (settings.fleet) {
+    await call("PUT", path, { json: { value: hexString(bytes), encoding: "hex", ...query }, writing: true });
+  } else {
+    await call("PUT", path, { query, body: bytes, writing: true });
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -353,6 +396,10 @@ function hexBytes(hex) {
     bytes[index] = parseInt(text.substr(index * 2, 2), 16);
   }
   return bytes;
+}
+
+function hexString(bytes) {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function dataView(bytes) {
@@ -611,6 +658,21 @@ function dataMatches(bytes, { prefix, mask }) {
   return true;
 }
 
+// An advertisement's event: a scan stream's, or the fleet's (each gateway
+// publishes what it hears at most once a second per device).
+function advertised(event) {
+  return event === "discovered" || event === "updated" || event === "device-discovered" || event === "device-updated";
+}
+
+// What the fleet's merged view says of a device, as a scan report: its
+// address and the strongest signal a gateway hears it with; the
+// advertisement itself comes with the fleet's events.
+function fleetReport(device) {
+  const heard = Array.isArray(device.heard_by) ? device.heard_by : [];
+  const rssi = heard.reduce((best, hearing) => Math.max(best, hearing.rssi), -127);
+  return { address: device.address, rssi: heard.length > 0 ? rssi : 127 };
+}
+
 // What a scan report says about a device, in the shape the filters need.
 function advertisement(device) {
   const manufacturerData = new Map();
@@ -654,7 +716,7 @@ function deviceMatches(request, seen) {
 // The devices this page may use, kept per gateway across visits
 
 function storageKey() {
-  return `blegateway.webbluetooth.devices ${settings.base}`;
+  return `blegateway.webbluetooth.devices ${scope()}`;
 }
 
 function storedGrants() {
@@ -680,7 +742,7 @@ function storeGrant(device) {
 const devices = new Map();
 
 function deviceFor(address, name) {
-  const key = `${settings.base} ${address}`;
+  const key = `${scope()} ${address}`;
   let device = devices.get(key);
   if (!device) {
     device = new BluetoothDevice(address, name);
@@ -700,7 +762,10 @@ const disconnectionWatch = { stream: null, ready: null, devices: new Set() };
 async function watchDisconnections(device) {
   disconnectionWatch.devices.add(device);
   if (!disconnectionWatch.stream) {
-    const stream = openStream("v1/events", { type: "device-disconnected" }, (event, data) => {
+    // The fleet's stream has every event of every gateway; this gateway's
+    // is asked for disconnections alone.
+    const [path, query] = settings.fleet ? ["v1/fleet/events", {}] : ["v1/events", { type: "device-disconnected" }];
+    const stream = openStream(path, query, (event, data) => {
       if (event !== "device-disconnected") return;
       for (const watched of disconnectionWatch.devices) {
         if (watched.id === data.address) watched.gatt._confirmDisconnection();
@@ -815,7 +880,7 @@ class BluetoothDevice extends HandlerTarget {
   }
 
   _path(suffix = "") {
-    return `v1/devices/${encodeURIComponent(this._address)}${suffix}`;
+    return `${devicesPath()}/${encodeURIComponent(this._address)}${suffix}`;
   }
 
   _allows(uuid) {
@@ -828,9 +893,12 @@ class BluetoothDevice extends HandlerTarget {
     const signal = options.signal;
     if (signal && signal.aborted) throw new DOMException("The watch was aborted.", "AbortError");
     if (this._watch) return undefined;
-    const stream = openStream("v1/scan", { address: this._address, duplicates: "true" }, (event, data) => {
-      if ((event === "discovered" || event === "updated") && data.device) this._advertised(data.device);
-    });
+    const onEvent = (event, data) => {
+      if (advertised(event) && data.device) this._advertised(data.device);
+    };
+    const stream = settings.fleet
+      ? openStream("v1/fleet/events", { device: this._address }, onEvent)
+      : openStream("v1/scan", { address: this._address, duplicates: "true" }, onEvent);
     this._watch = stream;
     const stop = () => {
       stream.close();
@@ -951,7 +1019,9 @@ class BluetoothRemoteGATTServer {
   async _confirmDisconnection() {
     try {
       const state = await callJSON("GET", this._device._path());
-      if (state && state.connected) return;
+      // The fleet's view says which gateways have it connected.
+      const connected = settings.fleet ? Array.isArray(state && state.connected_on) && state.connected_on.length > 0 : state && state.connected;
+      if (connected) return;
     } catch {
       // Gone from the gateway: disconnected.
     }
@@ -1159,8 +1229,7 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
   async readValue() {
     this._check();
     if (!this._properties.read) throw new DOMException("GATT operation not permitted.", "NotSupportedError");
-    const response = await call("GET", this._path("/value"), { accept: "application/octet-stream" });
-    return this._received(new Uint8Array(await response.arrayBuffer()));
+    return this._received(await readBytes(this._path("/value")));
   }
 
   async _write(value, type) {
@@ -1171,7 +1240,7 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
     }
     const permitted = type === "command" ? this._properties.writeWithoutResponse : this._properties.write;
     if (!permitted) throw new DOMException("GATT operation not permitted.", "NotSupportedError");
-    await call("PUT", this._path("/value"), { query: { type }, body: bytes, writing: true });
+    await writeBytes(this._path("/value"), bytes, { type });
     return undefined;
   }
 
@@ -1253,8 +1322,7 @@ class BluetoothRemoteGATTDescriptor {
 
   async readValue() {
     this._characteristic._check();
-    const response = await call("GET", this._path(), { accept: "application/octet-stream" });
-    this._value = dataView(new Uint8Array(await response.arrayBuffer()));
+    this._value = dataView(await readBytes(this._path()));
     return this._value;
   }
 
@@ -1269,7 +1337,7 @@ class BluetoothRemoteGATTDescriptor {
     if (bytes.length > maxValueLength) {
       throw new DOMException(`Value can't exceed ${maxValueLength} bytes.`, "InvalidModificationError");
     }
-    await call("PUT", this._path(), { body: bytes, writing: true });
+    await writeBytes(this._path(), bytes);
     return undefined;
   }
 }
@@ -1372,7 +1440,10 @@ function choose(request) {
     document.head.append(element("style", { id: "blegateway-chooser-style", text: chooserStyle }));
   }
   const title = element("h2", { id: "blegateway-chooser-title", text: `${location.host || "This page"} wants to pair` });
-  const via = element("p", { text: `Devices near the gateway at ${new URL(settings.base).host}` });
+  const host = new URL(settings.base).host;
+  const via = element("p", {
+    text: settings.fleet ? `Devices near the fleet of the gateway at ${host}` : `Devices near the gateway at ${host}`,
+  });
   const status = element("p", { id: "blegateway-chooser-status", role: "status", "aria-live": "polite", text: "Scanning…" });
   const list = element("ul", { "aria-label": "Devices found" });
   const cancel = element("button", { type: "button", text: "Cancel" });
@@ -1446,23 +1517,40 @@ function choose(request) {
       show(report);
       countText();
     };
-    stream = openStream("v1/scan", { duplicates: "true", min_interval_ms: "1000" }, (event, data) => {
+    const onEvent = (event, data) => {
       const report = data.device;
       if (!report || typeof report.address !== "string") return;
-      if (event === "discovered" || event === "updated") {
+      if (advertised(event)) {
         offer(report);
       } else if (event === "lost" && reports.has(report.address)) {
+        // (One gateway of a fleet losing a device says nothing of the others.)
         reports.delete(report.address);
         list.querySelector(`button[data-address="${report.address}"]`).parentElement.remove();
         countText();
       }
-    });
-    // A connected device (to this page, another tab or another client of
-    // the gateway) no longer advertises: offer it as Chrome does.
-    callJSON("GET", "v1/devices", { query: { connected: "true" } }).then(
-      (connected) => (Array.isArray(connected) ? connected : []).forEach(offer),
-      () => undefined,
-    );
+    };
+    if (settings.fleet) {
+      // What the fleet hears already (an address and a signal: enough for
+      // acceptAllDevices), then each advertisement as a gateway hears it.
+      stream = openStream("v1/fleet/events", {}, onEvent);
+      stream.ready
+        .then(() => callJSON("GET", "v1/fleet/devices"))
+        .then(
+          (known) =>
+            (Array.isArray(known) ? known : [])
+              .filter((device) => !reports.has(device.address))
+              .forEach((device) => offer(fleetReport(device))),
+          () => undefined,
+        );
+    } else {
+      stream = openStream("v1/scan", { duplicates: "true", min_interval_ms: "1000" }, onEvent);
+      // A connected device (to this page, another tab or another client of
+      // the gateway) no longer advertises: offer it as Chrome does.
+      callJSON("GET", "v1/devices", { query: { connected: "true" } }).then(
+        (connected) => (Array.isArray(connected) ? connected : []).forEach(offer),
+        () => undefined,
+      );
+    }
     stream.ready.catch((error) => finish(() => reject(error)));
     stream.ended.then((how) => {
       if (how === "finished" || how === "dropped") {
@@ -1562,7 +1650,11 @@ window.blegateway = blegateway;
 // `navigator.bluetooth` when the browser has none, or always when their
 // script tag carries `data-force`, and talk to the gateway they were loaded
 // from, to `data-gateway` (with `data-api-key`), or to the one given to
-// `blegateway.configure({gateway, apiKey})`.
+// `blegateway.configure({gateway, apiKey})`. With `data-fleet` (or
+// `configure({fleet: true})`) they reach every device the gateway's fleet
+// hears, through the gateway's /v1/fleet/ routes (docs/fleet.md): the
+// chooser lists what any gateway of the fleet hears, and each operation goes
+// to the gateway that has the device.
 //
 // Semantics follow the Web Bluetooth specification
 // (https://webbluetoothcg.github.io/web-bluetooth/): filter validation and
@@ -1604,6 +1696,7 @@ function initialSettings() {
     base: gatewayBase(gateway === null ? new URL(".", loadedFrom).href : gateway),
     apiKey: attribute("data-api-key"),
     force: attribute("data-force") !== null,
+    fleet: attribute("data-fleet") !== null,
   };
 }
 
@@ -1639,12 +1732,26 @@ function apiKey() {
   return "";
 }
 
-// Points the script at another gateway, or gives it the API key (null:
-// none given, as without data-api-key).
+// Points the script at another gateway, gives it the API key (null: none
+// given, as without data-api-key), or sends it through the gateway's fleet.
 function configure(options = {}) {
-  if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey}");
+  if (typeof options !== "object" || options === null) throw new TypeError("configure() takes {gateway, apiKey, fleet}");
+  if (options.fleet !== undefined && typeof options.fleet !== "boolean") {
+    throw new TypeError("configure({fleet}) takes true or false");
+  }
   if (options.gateway !== undefined) settings.base = gatewayBase(String(options.gateway));
   if (options.apiKey !== undefined) settings.apiKey = options.apiKey === null ? null : String(options.apiKey);
+  if (options.fleet !== undefined) settings.fleet = options.fleet;
+}
+
+// Where devices are: this gateway's, or the whole fleet's through it. Grants
+// and device objects are kept apart for the two.
+function devicesPath() {
+  return settings.fleet ? "v1/fleet/devices" : "v1/devices";
+}
+
+function scope() {
+  return settings.fleet ? `${settings.base} fleet` : settings.base;
 }
 
 // ---------------------------------------------------------------------------
@@ -1746,14 +1853,19 @@ async function unreachableException(base) {
 
 // One call to the gateway's API; resolves to the Response when it is a
 // success and rejects with a DOMException otherwise.
-async function call(method, path, { query = {}, body, accept = "application/json", signal, writing = false } = {}) {
+async function call(method, path, { query = {}, body, json, accept = "application/json", signal, writing = false } = {}) {
   const base = settings.base;
   const url = new URL(path, base);
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   const headers = { Accept: accept };
   const key = apiKey();
   if (key) headers.Authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["Content-Type"] = "application/octet-stream";
+  if (json !== undefined) {
+    body = JSON.stringify(json);
+    headers["Content-Type"] = "application/json";
+  } else if (body !== undefined) {
+    headers["Content-Type"] = "application/octet-stream";
+  }
   let response;
   try {
     response = await fetch(url, { method, headers, body, signal, cache: "no-store" });
@@ -1768,6 +1880,25 @@ async function call(method, path, { query = {}, body, accept = "application/json
 async function callJSON(method, path, options) {
   const response = await call(method, path, options);
   return response.status === 204 ? null : response.json();
+}
+
+// An attribute's value: raw bytes from this gateway; through the fleet, the
+// holder's JSON answer (hex), which is what the broker carries.
+async function readBytes(path) {
+  if (settings.fleet) {
+    const answer = await callJSON("GET", path, { query: { encoding: "hex" } });
+    return hexBytes(answer && answer.value);
+  }
+  const response = await call("GET", path, { accept: "application/octet-stream" });
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function writeBytes(path, bytes, query = {}) {
+  if (settings.fleet) {
+    await call("PUT", path, { json: { value: hexString(bytes), encoding: "hex", ...query }, writing: true });
+  } else {
+    await call("PUT", path, { query, body: bytes, writing: true });
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -1866,6 +1997,10 @@ function hexBytes(hex) {
     bytes[index] = parseInt(text.substr(index * 2, 2), 16);
   }
   return bytes;
+}
+
+function hexString(bytes) {
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function dataView(bytes) {
@@ -2124,6 +2259,21 @@ function dataMatches(bytes, { prefix, mask }) {
   return true;
 }
 
+// An advertisement's event: a scan stream's, or the fleet's (each gateway
+// publishes what it hears at most once a second per device).
+function advertised(event) {
+  return event === "discovered" || event === "updated" || event === "device-discovered" || event === "device-updated";
+}
+
+// What the fleet's merged view says of a device, as a scan report: its
+// address and the strongest signal a gateway hears it with; the
+// advertisement itself comes with the fleet's events.
+function fleetReport(device) {
+  const heard = Array.isArray(device.heard_by) ? device.heard_by : [];
+  const rssi = heard.reduce((best, hearing) => Math.max(best, hearing.rssi), -127);
+  return { address: device.address, rssi: heard.length > 0 ? rssi : 127 };
+}
+
 // What a scan report says about a device, in the shape the filters need.
 function advertisement(device) {
   const manufacturerData = new Map();
@@ -2167,7 +2317,7 @@ function deviceMatches(request, seen) {
 // The devices this page may use, kept per gateway across visits
 
 function storageKey() {
-  return `blegateway.webbluetooth.devices ${settings.base}`;
+  return `blegateway.webbluetooth.devices ${scope()}`;
 }
 
 function storedGrants() {
@@ -2193,7 +2343,7 @@ function storeGrant(device) {
 const devices = new Map();
 
 function deviceFor(address, name) {
-  const key = `${settings.base} ${address}`;
+  const key = `${scope()} ${address}`;
   let device = devices.get(key);
   if (!device) {
     device = new BluetoothDevice(address, name);
@@ -2213,7 +2363,10 @@ const disconnectionWatch = { stream: null, ready: null, devices: new Set() };
 async function watchDisconnections(device) {
   disconnectionWatch.devices.add(device);
   if (!disconnectionWatch.stream) {
-    const stream = openStream("v1/events", { type: "device-disconnected" }, (event, data) => {
+    // The fleet's stream has every event of every gateway; this gateway's
+    // is asked for disconnections alone.
+    const [path, query] = settings.fleet ? ["v1/fleet/events", {}] : ["v1/events", { type: "device-disconnected" }];
+    const stream = openStream(path, query, (event, data) => {
       if (event !== "device-disconnected") return;
       for (const watched of disconnectionWatch.devices) {
         if (watched.id === data.address) watched.gatt._confirmDisconnection();
@@ -2328,7 +2481,7 @@ class BluetoothDevice extends HandlerTarget {
   }
 
   _path(suffix = "") {
-    return `v1/devices/${encodeURIComponent(this._address)}${suffix}`;
+    return `${devicesPath()}/${encodeURIComponent(this._address)}${suffix}`;
   }
 
   _allows(uuid) {
@@ -2341,9 +2494,12 @@ class BluetoothDevice extends HandlerTarget {
     const signal = options.signal;
     if (signal && signal.aborted) throw new DOMException("The watch was aborted.", "AbortError");
     if (this._watch) return undefined;
-    const stream = openStream("v1/scan", { address: this._address, duplicates: "true" }, (event, data) => {
-      if ((event === "discovered" || event === "updated") && data.device) this._advertised(data.device);
-    });
+    const onEvent = (event, data) => {
+      if (advertised(event) && data.device) this._advertised(data.device);
+    };
+    const stream = settings.fleet
+      ? openStream("v1/fleet/events", { device: this._address }, onEvent)
+      : openStream("v1/scan", { address: this._address, duplicates: "true" }, onEvent);
     this._watch = stream;
     const stop = () => {
       stream.close();
@@ -2464,7 +2620,9 @@ class BluetoothRemoteGATTServer {
   async _confirmDisconnection() {
     try {
       const state = await callJSON("GET", this._device._path());
-      if (state && state.connected) return;
+      // The fleet's view says which gateways have it connected.
+      const connected = settings.fleet ? Array.isArray(state && state.connected_on) && state.connected_on.length > 0 : state && state.connected;
+      if (connected) return;
     } catch {
       // Gone from the gateway: disconnected.
     }
@@ -2672,8 +2830,7 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
   async readValue() {
     this._check();
     if (!this._properties.read) throw new DOMException("GATT operation not permitted.", "NotSupportedError");
-    const response = await call("GET", this._path("/value"), { accept: "application/octet-stream" });
-    return this._received(new Uint8Array(await response.arrayBuffer()));
+    return this._received(await readBytes(this._path("/value")));
   }
 
   async _write(value, type) {
@@ -2684,7 +2841,7 @@ class BluetoothRemoteGATTCharacteristic extends HandlerTarget {
     }
     const permitted = type === "command" ? this._properties.writeWithoutResponse : this._properties.write;
     if (!permitted) throw new DOMException("GATT operation not permitted.", "NotSupportedError");
-    await call("PUT", this._path("/value"), { query: { type }, body: bytes, writing: true });
+    await writeBytes(this._path("/value"), bytes, { type });
     return undefined;
   }
 
@@ -2766,8 +2923,7 @@ class BluetoothRemoteGATTDescriptor {
 
   async readValue() {
     this._characteristic._check();
-    const response = await call("GET", this._path(), { accept: "application/octet-stream" });
-    this._value = dataView(new Uint8Array(await response.arrayBuffer()));
+    this._value = dataView(await readBytes(this._path()));
     return this._value;
   }
 
@@ -2782,7 +2938,7 @@ class BluetoothRemoteGATTDescriptor {
     if (bytes.length > maxValueLength) {
       throw new DOMException(`Value can't exceed ${maxValueLength} bytes.`, "InvalidModificationError");
     }
-    await call("PUT", this._path(), { body: bytes, writing: true });
+    await writeBytes(this._path(), bytes);
     return undefined;
   }
 }
@@ -2885,7 +3041,10 @@ function choose(request) {
     document.head.append(element("style", { id: "blegateway-chooser-style", text: chooserStyle }));
   }
   const title = element("h2", { id: "blegateway-chooser-title", text: `${location.host || "This page"} wants to pair` });
-  const via = element("p", { text: `Devices near the gateway at ${new URL(settings.base).host}` });
+  const host = new URL(settings.base).host;
+  const via = element("p", {
+    text: settings.fleet ? `Devices near the fleet of the gateway at ${host}` : `Devices near the gateway at ${host}`,
+  });
   const status = element("p", { id: "blegateway-chooser-status", role: "status", "aria-live": "polite", text: "Scanning…" });
   const list = element("ul", { "aria-label": "Devices found" });
   const cancel = element("button", { type: "button", text: "Cancel" });
@@ -2959,23 +3118,40 @@ function choose(request) {
       show(report);
       countText();
     };
-    stream = openStream("v1/scan", { duplicates: "true", min_interval_ms: "1000" }, (event, data) => {
+    const onEvent = (event, data) => {
       const report = data.device;
       if (!report || typeof report.address !== "string") return;
-      if (event === "discovered" || event === "updated") {
+      if (advertised(event)) {
         offer(report);
       } else if (event === "lost" && reports.has(report.address)) {
+        // (One gateway of a fleet losing a device says nothing of the others.)
         reports.delete(report.address);
         list.querySelector(`button[data-address="${report.address}"]`).parentElement.remove();
         countText();
       }
-    });
-    // A connected device (to this page, another tab or another client of
-    // the gateway) no longer advertises: offer it as Chrome does.
-    callJSON("GET", "v1/devices", { query: { connected: "true" } }).then(
-      (connected) => (Array.isArray(connected) ? connected : []).forEach(offer),
-      () => undefined,
-    );
+    };
+    if (settings.fleet) {
+      // What the fleet hears already (an address and a signal: enough for
+      // acceptAllDevices), then each advertisement as a gateway hears it.
+      stream = openStream("v1/fleet/events", {}, onEvent);
+      stream.ready
+        .then(() => callJSON("GET", "v1/fleet/devices"))
+        .then(
+          (known) =>
+            (Array.isArray(known) ? known : [])
+              .filter((device) => !reports.has(device.address))
+              .forEach((device) => offer(fleetReport(device))),
+          () => undefined,
+        );
+    } else {
+      stream = openStream("v1/scan", { duplicates: "true", min_interval_ms: "1000" }, onEvent);
+      // A connected device (to this page, another tab or another client of
+      // the gateway) no longer advertises: offer it as Chrome does.
+      callJSON("GET", "v1/devices", { query: { connected: "true" } }).then(
+        (connected) => (Array.isArray(connected) ? connected : []).forEach(offer),
+        () => undefined,
+      );
+    }
     stream.ready.catch((error) => finish(() => reject(error)));
     stream.ended.then((how) => {
       if (how === "finished" || how === "dropped") {

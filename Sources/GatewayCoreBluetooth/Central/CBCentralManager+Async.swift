@@ -19,22 +19,20 @@ extension CBCentralManager {
         -> AsyncThrowingStream<CBDiscovery, any Error>
     {
         guard let gateway else { throw CBError(.unknown, detail: lastGatewayError?.detail ?? "no gateway") }
-        var query = adapterQuery + [URLQueryItem(name: "duplicates", value: allowDuplicates ? "true" : "false")]
-        query += (serviceUUIDs ?? []).map { URLQueryItem(name: "service", value: $0.gatewayString) }
-        let stream: EventStream
+        let reports: ScanReports
         do {
-            stream = try await gateway.events("/v1/scan", query: query)
+            reports = try await ScanReports.open(
+                gateway, fleet: fleet, adapterQuery: adapterQuery, services: serviceUUIDs, duplicates: allowDuplicates)
         } catch {
             throw CBError(.unknown, detail: error.detail, gatewayError: error)
         }
+        let stream = reports.stream
         return AsyncThrowingStream { continuation in
             let reader = Task {
                 do {
                     for try await event in stream {
-                        guard event.type == "discovered" || (allowDuplicates && event.type == "updated"),
-                            let found = try? event.decode(GatewayJSON.ScanEvent.self)
-                        else { continue }
-                        continuation.yield(CBDiscovery(peripheral: self.peripheral(found.device.address, device: found.device), device: found.device))
+                        guard let device = reports.device(in: event) else { continue }
+                        continuation.yield(CBDiscovery(peripheral: self.peripheral(device.address, device: device), device: device))
                     }
                     continuation.finish()
                 } catch {

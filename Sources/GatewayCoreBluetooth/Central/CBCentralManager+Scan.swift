@@ -2,23 +2,23 @@ import Foundation
 
 extension CBCentralManager {
     /// Scans for peripherals advertising one of `serviceUUIDs` (any, when
-    /// nil): the gateway's scan stream, open until `stopScan()`. Each
-    /// peripheral is reported once, or at every advertisement with
+    /// nil): the gateway's scan stream (through a fleet, what the fleet's
+    /// gateways publish), open until `stopScan()`. Each peripheral is
+    /// reported once, or at every advertisement with
     /// `CBCentralManagerScanOptionAllowDuplicatesKey`.
     public func scanForPeripherals(withServices serviceUUIDs: [CBUUID]?, options: [String: Any]? = nil) {
         guard let gateway else { return }
         let duplicates = (options?[CBCentralManagerScanOptionAllowDuplicatesKey] as? Bool) ?? false
-        var query = adapterQuery + [URLQueryItem(name: "duplicates", value: duplicates ? "true" : "false")]
-        query += (serviceUUIDs ?? []).map { URLQueryItem(name: "service", value: $0.gatewayString) }
         queue.async {
             self.scanStream?.close()
             self.scanStream = nil
             self.isScanning = true
         }
         Task {
-            let stream: EventStream
+            let reports: ScanReports
             do {
-                stream = try await gateway.events("/v1/scan", query: query)
+                reports = try await ScanReports.open(
+                    gateway, fleet: fleet, adapterQuery: adapterQuery, services: serviceUUIDs, duplicates: duplicates)
             } catch {
                 await onQueue {
                     self.isScanning = false
@@ -26,6 +26,7 @@ extension CBCentralManager {
                 }
                 return
             }
+            let stream = reports.stream
             let current = await onQueue { () -> Bool in
                 guard self.isScanning, self.scanStream == nil else { return false }
                 self.scanStream = stream
@@ -37,10 +38,7 @@ extension CBCentralManager {
             }
             do {
                 for try await event in stream {
-                    guard event.type == "discovered" || (duplicates && event.type == "updated"),
-                        let found = try? event.decode(GatewayJSON.ScanEvent.self)
-                    else { continue }
-                    self.discovered(found.device)
+                    if let device = reports.device(in: event) { self.discovered(device) }
                 }
             } catch {}
             queue.async {

@@ -14,6 +14,14 @@ import Synchronization
 ///   and standing subscriptions carry the identifier as their `label`; a
 ///   manager made later with the same identifier (in a new process, or
 ///   after the gateway restarted) gets them in `willRestoreState`.
+/// - With `CBManagerOptionGatewayFleetKey`, it reaches every device any
+///   gateway of the gateway's fleet hears: scans report what the fleet's
+///   gateways publish (`GET /v1/fleet/events`); `connect` keeps the
+///   peripheral by the fleet (`"fleet": true`: the gateway that hears it
+///   best holds it, and another takes it over when that one loses it), and
+///   it is browsed, read, written and subscribed to through
+///   `/v1/fleet/devices/…` on its holder. State restoration stays one
+///   gateway's: through a fleet nothing is restored.
 ///
 /// `@unchecked Sendable`: `state`, `isScanning` and the peripherals'
 /// states change only on `queue`; the registry of peripherals is behind a
@@ -91,12 +99,18 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
     // MARK: State and events
 
     private func follow() async {
+        // The fleet's stream has every gateway's events, unfiltered; a
+        // connection kept there shows as `services-resolved` (the bridge
+        // publishes no `kept-connected`).
         await follow(
-            "/v1/events",
-            query: [
-                URLQueryItem(
-                    name: "type", value: "adapter-state,bluez-state,device-connected,device-disconnected,kept-connected,given-up")
-            ],
+            fleet ? "/v1/fleet/events" : "/v1/events",
+            query: fleet
+                ? []
+                : [
+                    URLQueryItem(
+                        name: "type",
+                        value: "adapter-state,bluez-state,device-connected,device-disconnected,kept-connected,given-up")
+                ],
             refresh: { [unowned self] gateway, restoring throws(GatewayError) in try await refresh(gateway, restoring: restoring) },
             handle: { [unowned self] event, gateway in
                 if let json = try? event.decode(GatewayJSON.Event.self) { await handle(json, gateway) }
@@ -106,11 +120,13 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
     /// Reads the adapter and the devices, restores, and says the state.
     private func refresh(_ gateway: GatewayClient, restoring: Bool) async throws(GatewayError) {
         let info = try await gateway.decode(GatewayJSON.Info.self, "GET", "/v1")
-        let devices = try await gateway.decode([GatewayJSON.Device].self, "GET", "/v1/devices", query: adapterQuery)
+        // Through a fleet, devices become known as its events tell of them.
+        let devices =
+            fleet ? [] : try await gateway.decode([GatewayJSON.Device].self, "GET", "/v1/devices", query: adapterQuery)
         registry.withLock { registry in
             for device in devices { registry.devices[device.address] = device }
         }
-        if restoring { try await restore(gateway) }
+        if restoring, !fleet { try await restore(gateway) }
         await setState(Self.state(of: info, adapter: adapter))
     }
 
@@ -139,6 +155,9 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                     manager, didDisconnectPeripheral: peripheral,
                     error: CBError(.peripheralDisconnected, detail: "\(address) disconnected (\(reason)); the gateway reconnects"))
             }
+        case "services-resolved" where fleet:
+            guard let address = event.address, let peripheral = registry.withLock({ $0.peripherals[address] }) else { return }
+            didConnect(peripheral)
         case "kept-connected":
             guard let address = event.address, let peripheral = registry.withLock({ $0.peripherals[address] }) else { return }
             didConnect(peripheral)
@@ -178,6 +197,14 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
         }
         peripheral.perform { gateway in
             do {
+                if self.fleet {
+                    // The holder's `services-resolved` says when it is
+                    // connected; one it already has is connected now.
+                    try await gateway.send("PUT", peripheral.path + "/keep", json: KeepRequest(label: label, fleet: true))
+                    let device = try await gateway.decode(GatewayJSON.FleetDevice.self, "GET", peripheral.path)
+                    if let owner = device.owner, device.connectedOn == [owner] { self.didConnect(peripheral) }
+                    return
+                }
                 let kept = try await gateway.decode(
                     GatewayJSON.KeptConnection.self, "PUT", peripheral.path + "/keep", query: peripheral.adapterQuery,
                     json: KeepRequest(label: label))
@@ -198,7 +225,7 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
     /// follows with no error.
     public func cancelPeripheralConnection(_ peripheral: CBPeripheral) {
         queue.async { peripheral.state = .disconnecting }
-        let restoring = restoreIdentifier != nil
+        let restoring = restoreIdentifier != nil && !fleet
         peripheral.perform { gateway in
             var failure: GatewayError?
             do throws(GatewayError) {
@@ -214,6 +241,7 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                     failure = failure ?? error
                 }
             }
+            if self.fleet, failure == nil { await Self.waitForRelease(of: peripheral, gateway) }
             do throws(GatewayError) {
                 try await gateway.send("POST", peripheral.path + "/disconnect", query: peripheral.adapterQuery)
             } catch where error.status == 404 || error.status == 409 {
@@ -226,6 +254,20 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
                 peripheral.state = .disconnected
                 delegate?.centralManager(manager, didDisconnectPeripheral: peripheral, error: error)
             }
+        }
+    }
+
+    /// Through a fleet, the holder lets the device go (and disconnects it)
+    /// after the fleet's keep is gone, a moment later: a disconnect sent
+    /// before that would be undone by the holder reconnecting. Waits until
+    /// the fleet's view shows no holder and no connection, at most 15 s.
+    private static func waitForRelease(of peripheral: CBPeripheral, _ gateway: GatewayClient) async {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
+            guard let device = try? await gateway.decode(GatewayJSON.FleetDevice.self, "GET", peripheral.path),
+                device.owner != nil || !device.connectedOn.isEmpty
+            else { return }
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -267,4 +309,6 @@ open class CBCentralManager: CBManager, @unchecked Sendable {
 
 struct KeepRequest: Encodable, Sendable {
     var label: String?
+    /// Kept by the fleet (through `/v1/fleet/devices/{address}/keep`).
+    var fleet: Bool?
 }

@@ -7,7 +7,8 @@ extension CBPeripheral {
     /// while it is open; `didUpdateNotificationStateFor` follows once it is,
     /// then every value comes to `didUpdateValueFor`. With a restore
     /// identifier the manager also makes it a standing subscription, which
-    /// the gateway keeps across its restarts and a new process restores.
+    /// the gateway keeps across its restarts and a new process restores
+    /// (not through a fleet: standing subscriptions are one gateway's).
     public func setNotifyValue(_ enabled: Bool, for characteristic: CBCharacteristic) {
         perform { gateway in
             if enabled {
@@ -26,7 +27,7 @@ extension CBPeripheral {
             return
         }
         do {
-            if restoreIdentifier != nil, let service = characteristic.service {
+            if restoreIdentifier != nil, !fleet, let service = characteristic.service {
                 try await gateway.send(
                     "POST", "/v1/subscriptions",
                     json: StandingRequest(
@@ -88,7 +89,7 @@ extension CBPeripheral {
         }
         stream?.close()
         var failure: (any Error)?
-        if restoreIdentifier != nil {
+        if restoreIdentifier != nil, !fleet {
             do {
                 try await removeStandingSubscriptions(gateway, of: characteristic)
             } catch {

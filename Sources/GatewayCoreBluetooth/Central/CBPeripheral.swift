@@ -20,6 +20,8 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
     let queue: DispatchQueue
     let gateway: GatewayClient?
     let restoreIdentifier: String?
+    /// Reached through the gateway's fleet (`/v1/fleet/devices/…`).
+    let fleet: Bool
     let work = SerialWork()
     /// Every service the gateway listed since the connection was made.
     var knownServices: [CBService]?
@@ -36,11 +38,12 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
         queue = manager.queue
         self.gateway = manager.gateway
         restoreIdentifier = manager.restoreIdentifier
+        fleet = manager.fleet
         self.adapter = adapter
         super.init(gateway: gateway, address: address)
     }
 
-    var path: String { "/v1/devices/\(address)" }
+    var path: String { fleet ? "/v1/fleet/devices/\(address)" : "/v1/devices/\(address)" }
     var adapterQuery: [URLQueryItem] { adapter.map { [URLQueryItem(name: "adapter", value: $0)] } ?? [] }
 
     /// Runs `body` on the manager's queue with the delegate.
@@ -253,8 +256,12 @@ public class CBPeripheral: CBPeer, @unchecked Sendable {
         perform { gateway in
             let result: Result<Int, any Error>
             do {
-                let device = try await gateway.decode(GatewayJSON.Device.self, "GET", self.path, query: self.adapterQuery)
-                if let rssi = device.rssi, rssi != 127 {
+                // Through the fleet: the strongest signal any gateway hears.
+                let rssi =
+                    self.fleet
+                    ? try await gateway.decode(GatewayJSON.FleetDevice.self, "GET", self.path).rssi
+                    : try await gateway.decode(GatewayJSON.Device.self, "GET", self.path, query: self.adapterQuery).rssi
+                if let rssi, rssi != 127 {
                     result = .success(rssi)
                 } else {
                     result = .failure(CBError(.unknown, detail: "bluetoothd reports no RSSI for \(self.address) now"))

@@ -48,6 +48,23 @@ public enum GatewayJSON {
         public var servicesResolved: Bool
     }
 
+    /// One device as the whole fleet knows it (`GET /v1/fleet/devices`), as
+    /// far as a central reads it.
+    public struct FleetDevice: Decodable, Sendable {
+        public struct Hearing: Decodable, Sendable {
+            public var gateway: String
+            public var adapter: String?
+            public var rssi: Int
+        }
+        public var address: String
+        public var heardBy: [Hearing]
+        public var connectedOn: [String]
+        /// The gateway that holds it for the fleet, when the fleet keeps it.
+        public var owner: String?
+        /// The strongest signal a gateway hears it with.
+        public var rssi: Int? { heardBy.map(\.rssi).max() }
+    }
+
     public struct Descriptor: Decodable, Sendable {
         public var uuid: String
         public var handle: Int

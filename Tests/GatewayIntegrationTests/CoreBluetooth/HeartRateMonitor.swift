@@ -33,12 +33,16 @@ final class HeartRateMonitor: NSObject, CBCentralManagerDelegate, CBPeripheralDe
     /// The control point values to write once discovered.
     let writes: [Data]
 
-    init(gateway: String, queue: CallbackQueue, restoreIdentifier: String? = nil, writes: [Data] = [Data([0x01]), Data([0x02])]) {
+    init(
+        gateway: String, queue: CallbackQueue, restoreIdentifier: String? = nil, writes: [Data] = [Data([0x01]), Data([0x02])],
+        fleet: Bool = false
+    ) {
         callbacks = queue
         self.writes = writes
         super.init()
         var options: [String: Any] = [CBManagerOptionGatewayURLKey: gateway]
         if let restoreIdentifier { options[CBCentralManagerOptionRestoreIdentifierKey] = restoreIdentifier }
+        if fleet { options[CBManagerOptionGatewayFleetKey] = true }
         centralManager = CBCentralManager(delegate: self, queue: queue.queue, options: options)
     }
 

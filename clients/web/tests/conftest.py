@@ -59,7 +59,7 @@ class Gateway:
         self.process.wait()
 
 
-def start_gateway(cors_origin: str, directory: Path) -> Gateway:
+def start_gateway(cors_origin: str, directory: Path, scenario: Path = SCENARIO, extra: tuple[str, ...] = ()) -> Gateway:
     """Starts the gateway on a free port; returns once it listens."""
     binary = os.environ.get("BLEGATEWAY", str(ROOT / ".build" / "debug" / "blegateway"))
     if not Path(binary).is_file():
@@ -71,13 +71,14 @@ def start_gateway(cors_origin: str, directory: Path) -> Gateway:
                 binary,
                 "serve",
                 "--simulate",
-                str(SCENARIO),
+                str(scenario),
                 "--listen",
                 "127.0.0.1:0",
                 "--api-key",
                 API_KEY,
                 "--cors-origin",
                 cors_origin,
+                *extra,
             ],
             stdout=sink,
             stderr=subprocess.STDOUT,
@@ -96,8 +97,8 @@ def start_gateway(cors_origin: str, directory: Path) -> Gateway:
 
 class PageServer:
     """Serves the playground as a page from elsewhere would load it:
-    `/heart-rate.html?gateway=URL[&force=1][&module=1][&key=KEY]`, its one
-    script tag pointing at the gateway."""
+    `/heart-rate.html?gateway=URL[&force=1][&module=1][&fleet=1][&key=KEY]`,
+    its one script tag pointing at the gateway."""
 
     def __init__(self) -> None:
         playground = PLAYGROUND.read_text()
@@ -119,6 +120,8 @@ class PageServer:
                 attributes = f' data-api-key="{query.get("key", API_KEY)}"'
                 if query.get("force") == "1":
                     attributes += " data-force"
+                if query.get("fleet") == "1":
+                    attributes += " data-fleet"
                 if query.get("module") == "1":
                     script = f'<script type="module" src="{gateway}/webbluetooth.mjs"{attributes}></script>'
                 else:

@@ -88,6 +88,27 @@ def gateway_json(gateway: Gateway, path: str) -> Any:
         return json.load(response)
 
 
+def write_the_control_point_and_disconnect(browser: WebDriver, holder: Gateway) -> None:
+    """The heart-rate page's last steps: the control point takes 01 and
+    refuses 02; then the page disconnects, and `holder` (the gateway that
+    has the strap) lets it go."""
+    browser.find_element(By.ID, "reset").click()
+    wait_for_log(browser, r"Control point accepted 0x01")
+    browser.find_element(By.ID, "bad-command").click()
+    # The control point refuses 02 with ATT error 0x80 (an application
+    # error): the spec's NotSupportedError.
+    refused = wait_for_log(browser, r"Error: ")
+    assert refused.startswith("NotSupportedError:") and "0x80 (peripheral-failed)" in refused, refused
+
+    browser.find_element(By.ID, "disconnect").click()
+    wait_for_log(browser, r"Polar H10 6A3E01 disconnected")
+    assert text(browser, "state") == "disconnected"
+    deadline = time.monotonic() + TIMEOUT
+    while gateway_json(holder, f"/v1/devices/{STRAP}")["connected"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not gateway_json(holder, f"/v1/devices/{STRAP}")["connected"]
+
+
 # The spec's outcomes, collected by one helper in the page.
 OUTCOME = "const outcome = async (f) => { try { await f(); return 'resolved'; } catch (e) { return e.name; } };"
 
@@ -119,21 +140,7 @@ def test_the_heart_rate_page_runs_with_one_script_tag(
     wait_for(browser, lambda d: int(text(d, "count")) >= 3, "three heart-rate notifications")
     assert 30 <= int(text(browser, "bpm")) <= 250, text(browser, "bpm")
 
-    browser.find_element(By.ID, "reset").click()
-    wait_for_log(browser, r"Control point accepted 0x01")
-    browser.find_element(By.ID, "bad-command").click()
-    # The control point refuses 02 with ATT error 0x80 (an application
-    # error): the spec's NotSupportedError.
-    refused = wait_for_log(browser, r"Error: ")
-    assert refused.startswith("NotSupportedError:") and "0x80 (peripheral-failed)" in refused, refused
-
-    browser.find_element(By.ID, "disconnect").click()
-    wait_for_log(browser, r"Polar H10 6A3E01 disconnected")
-    assert text(browser, "state") == "disconnected"
-    deadline = time.monotonic() + TIMEOUT
-    while gateway_json(gateway, f"/v1/devices/{STRAP}")["connected"] and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not gateway_json(gateway, f"/v1/devices/{STRAP}")["connected"]
+    write_the_control_point_and_disconnect(browser, gateway)
     if chromium_browser:
         # Chromium logs the refused write's response (a 502 from the
         # gateway); nothing else went wrong.
