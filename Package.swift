@@ -179,7 +179,9 @@ let package = Package(
         .testTarget(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
-        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "BlueZ"]),
+        .testTarget(
+            name: "GatewayCoreTests", dependencies: ["GatewayCore", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+        ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "GatewayCore", "HTTPServer", "PersistedState", "TestSupport"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),

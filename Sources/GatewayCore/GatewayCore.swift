@@ -104,4 +104,19 @@ public final class GatewayCore: Sendable {
             throw .bluez(error)
         }
     }
+
+    /// The values go to `sink` as they are delivered, on the delivering
+    /// thread, with no task per consumer: for a door that writes each at
+    /// once (an SSE stream). Cancelling the lease ends the subscription.
+    public func subscribe(_ command: SubscribeCommand, sink: NotificationSink) async throws(GatewayCommandError)
+        -> NotificationLease
+    {
+        let target = command.characteristic
+        do {
+            return try await central.subscribe(
+                to: target.selector, of: target.device.address, adapter: adapter(of: target.device), sink: sink)
+        } catch {
+            throw .bluez(error)
+        }
+    }
 }

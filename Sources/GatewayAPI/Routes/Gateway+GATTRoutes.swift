@@ -52,8 +52,7 @@ extension Gateway {
             return Response(status: .noContent)
         }
         router.get(characteristic + "/notifications") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let command = SubscribeCommand(characteristic: try characteristicTarget(request))
             let encoding = try request.encoding()
             let format = try NotificationFormat(parameter: request.query["format"], encoding: encoding)
             let lifetime = try request.streamLifetime()
@@ -61,9 +60,8 @@ extension Gateway {
             // A failure (not connected, cannot notify, ...) is this request's
             // problem: the stream opens only once the subscription is in place.
             let target = NotificationTarget()
-            let lease = try await central.subscribe(
-                to: selector, of: address, adapter: adapter,
-                sink: NotificationHub.sink(target, encoding: encoding, format: format, log: log))
+            let lease = try await core.subscribe(
+                command, sink: NotificationHub.sink(target, encoding: encoding, format: format, log: log))
             let writer = streams.makeWriter(
                 .notifications, buffering, lifetime: lifetime,
                 lastEvent: NotificationHub.lastEvent(log: log)
@@ -72,25 +70,21 @@ extension Gateway {
             return .eventStream(writer)
         }
         router.get(descriptor + "/value") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let owner = try request.attribute("characteristic", service: try request.serviceQuery())
-            let selector = try request.attribute("descriptor", service: nil)
+            let target = try descriptorTarget(request)
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let value = try await central.readDescriptor(
-                selector, of: owner, device: address, adapter: adapter, offset: offset, timeout: timeout)
+            let command = ReadDescriptorCommand(
+                descriptor: target, offset: offset, timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            let value = try await core.readDescriptor(command)
             return request.wantsRawBytes ? .bytes(value) : .json(ModelJSON.value(value, encoding: encoding))
         }
         router.put(descriptor + "/value") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let owner = try request.attribute("characteristic", service: try request.serviceQuery())
-            let selector = try request.attribute("descriptor", service: nil)
+            let target = try descriptorTarget(request)
             let write = try request.valueWrite(types: false)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            try await central.writeDescriptor(
-                write.value, to: selector, of: owner, device: address, adapter: adapter, offset: write.offset,
-                timeout: timeout)
+            try await core.writeDescriptor(
+                WriteDescriptorCommand(
+                    descriptor: target, value: write.value, offset: write.offset,
+                    timeout: try request.timeout(maximum: configuration.maximumTimeout)))
             return Response(status: .noContent)
         }
     }
@@ -103,6 +97,13 @@ extension Gateway {
         let device = try commandTarget(request)
         return CharacteristicTarget(
             device: device, selector: try request.attribute("characteristic", service: try request.serviceQuery()))
+    }
+
+    /// The descriptor of a `…/descriptors/{descriptor}` route, for a core
+    /// command.
+    func descriptorTarget(_ request: Request) throws(Problem) -> DescriptorTarget {
+        DescriptorTarget(
+            characteristic: try characteristicTarget(request), selector: try request.attribute("descriptor", service: nil))
     }
 }
 
