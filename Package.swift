@@ -100,13 +100,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A JSON value, its compact writer and its parser: knows nothing of
+        // HTTP, MQTT or Bluetooth, so that the core and both doors share it.
+        .target(name: "JSONValue"),
         // What the gateway does, as typed commands, results and errors: knows
         // nothing of HTTP or MQTT (GatewayAPI and MQTTBridge are its doors).
-        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives"]),
+        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives", "JSONValue"]),
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "GatewayCore", "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
+                "GatewayCore", "JSONValue", "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -18,6 +18,13 @@ extension Problem {
     }
 }
 
+extension Problem {
+    /// Text a client sent that is not JSON (a body, a payload).
+    public init(_ error: JSONParseError) {
+        self.init(.invalidRequest, status: .badRequest, detail: "the body is not valid JSON")
+    }
+}
+
 /// A core error thrown by a route's handler becomes its problem response.
 extension GatewayCommandError: ResponseConvertibleError {
     public func response(for request: Request?) -> Response {
