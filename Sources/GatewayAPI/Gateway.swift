@@ -71,11 +71,13 @@ public final class Gateway: Sendable {
         self.activityGauges = ActivityGauges()
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
+        let quotas = QuotaLedger(quotas: configuration.quotas)
+        self.quotas = quotas
         self.core = GatewayCore(
             central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
-            defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout)
+            defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout,
+            keptStore: store.map(StoredKeptDevices.init), keptQuota: KeptDeviceLedger(ledger: quotas))
         self.standing = StandingSubscriptions(central: central)
-        self.quotas = QuotaLedger(quotas: configuration.quotas)
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)

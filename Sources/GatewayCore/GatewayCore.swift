@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import BlueZ
+import Synchronization
 
 /// What the gateway does, apart from how it is asked: typed commands in,
 /// typed results or a `GatewayCommandError` out. It knows nothing of HTTP
@@ -18,16 +19,30 @@ public final class GatewayCore: Sendable {
     public let defaultTimeout: Duration
     /// The longest timeout a command may ask for.
     public let maximumTimeout: Duration
+    /// Where kept devices are stored across restarts (nil: nowhere).
+    let keptStore: (any KeptDeviceStore)?
+    /// How many devices each client may keep (nil: no limit).
+    let keptQuota: (any KeptDeviceQuota)?
+    /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
+    let fleet = Mutex<(any FleetKeeping)?>(nil)
 
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
-        maximumTimeout: Duration = .seconds(120)
+        maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
+        keptQuota: (any KeptDeviceQuota)? = nil
     ) {
         self.central = central
         self.keeper = keeper
         self.defaultAdapter = defaultAdapter
         self.defaultTimeout = defaultTimeout
         self.maximumTimeout = maximumTimeout
+        self.keptStore = keptStore
+        self.keptQuota = keptQuota
+    }
+
+    /// Lets keep commands reach the fleet (the gateway joined one).
+    public func attachFleet(_ fleet: any FleetKeeping) {
+        self.fleet.withLock { $0 = fleet }
     }
 
     /// A command's timeout given in milliseconds (`timeout_ms`): 1 ms to the

@@ -156,7 +156,7 @@ extension Bridge {
         case "keep":
             return await run(for: "\(device)/keep") { [gateway] in
                 let (status, json) = CommandJSON.keep(
-                    try await gateway.keep(try Gateway.keepCommand(try target(), reading: object)))
+                    try await core.keep(try Gateway.keepCommand(try target(), reading: object), owner: gateway.inProcessOwner))
                 return .json(json, status: status)
             }
         case "keep-status":
@@ -165,8 +165,8 @@ extension Bridge {
             }
         case "unkeep":
             let fleet = try object["fleet"].bool() == true
-            return await run(for: "\(device)/keep") { [gateway] in
-                try await gateway.unkeep(UnkeepCommand(device: try target(), fleet: fleet))
+            return await run(for: "\(device)/keep") {
+                try await core.unkeep(UnkeepCommand(device: try target(), fleet: fleet))
                 return .noContent
             }
         case "read", "write", "subscribe", "unsubscribe":

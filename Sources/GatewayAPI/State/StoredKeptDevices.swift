@@ -1,0 +1,31 @@
+import GatewayCore
+import PersistedState
+
+/// The state store's kept connections, as the core stores kept devices.
+struct StoredKeptDevices: KeptDeviceStore {
+    let store: Store
+
+    func storeKept(_ key: KeptDeviceKey, options: KeptDeviceOptions, owner: String) async throws(StateStoreFailure) {
+        do throws(StoreError) {
+            _ = try await store.keep(
+                KeptConnection(
+                    adapter: key.adapter, address: key.address.description, options: options.stored, owner: owner))
+        } catch {
+            throw StateStoreFailure(error)
+        }
+    }
+
+    func removeKept(_ key: KeptDeviceKey) async throws(StateStoreFailure) -> Bool {
+        do throws(StoreError) {
+            return try await store.removeKeptConnection(adapter: key.adapter, address: key.address.description)
+        } catch {
+            throw StateStoreFailure(error)
+        }
+    }
+}
+
+extension StateStoreFailure {
+    init(_ error: StoreError) {
+        self.init(message: error.message, diskFull: error.code == .diskFull)
+    }
+}
