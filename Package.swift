@@ -183,7 +183,8 @@ let package = Package(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
         .testTarget(
-            name: "GatewayCoreTests", dependencies: ["GatewayCore", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "JSONValue", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
         ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "GatewayCore", "HTTPServer", "PersistedState", "TestSupport"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).

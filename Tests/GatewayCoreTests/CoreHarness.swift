@@ -20,7 +20,9 @@ final class CoreHarness: Sendable {
     static let plug = "D0:73:D5:22:41:9C"
     static let relay = "0000ff01-0000-1000-8000-00805f9b34fb"
 
-    init(defaultAdapter: String? = nil) async throws {
+    init(
+        defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil
+    ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
         var scenario = Scenario.default
@@ -30,10 +32,13 @@ final class CoreHarness: Sendable {
         connection = try await bus.connect()
         central = Central(connection: connection)
         try await central.start()
-        core = GatewayCore(central: central, keeper: ConnectionKeeper(central: central), defaultAdapter: defaultAdapter)
+        core = GatewayCore(
+            central: central, keeper: ConnectionKeeper(central: central), defaultAdapter: defaultAdapter,
+            keptStore: keptStore, keptQuota: keptQuota)
     }
 
     func shutdown() async {
+        core.keeper.stop()
         await central.stop()
         connection.close()
         await simulator.stop()
@@ -55,8 +60,11 @@ final class CoreHarness: Sendable {
 }
 
 /// Runs `body` with a harness, shut down after it whether it passes or throws.
-func withCoreHarness(defaultAdapter: String? = nil, _ body: (CoreHarness) async throws -> Void) async throws {
-    let harness = try await CoreHarness(defaultAdapter: defaultAdapter)
+func withCoreHarness(
+    defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
+    _ body: (CoreHarness) async throws -> Void
+) async throws {
+    let harness = try await CoreHarness(defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota)
     do {
         try await body(harness)
     } catch {
