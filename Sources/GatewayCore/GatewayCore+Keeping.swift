@@ -16,7 +16,7 @@ extension GatewayCore {
         case .thisGateway(let maxAttempts, let label): options = KeptDeviceOptions(maxAttempts: maxAttempts, label: label)
         }
         let address = command.device.address
-        let key = KeptDeviceKey(adapter: try keptAdapter(address, adapter(of: command.device)), address: address)
+        let key = AdapterDevice(adapter: try keptAdapter(address, adapter(of: command.device)), address: address)
         // Changing a kept device's options takes no new place.
         let place = try keptQuota.flatMap { (quota) throws(GatewayCommandError) in
             quota.holds(key) ? nil : try quota.reserve(for: owner)
@@ -39,7 +39,7 @@ extension GatewayCore {
     public func unkeep(_ command: UnkeepCommand) async throws(GatewayCommandError) {
         let address = command.device.address
         if command.fleet { return try await unkeepByFleet(address) }
-        let key = KeptDeviceKey(adapter: try keptAdapter(address, adapter(of: command.device)), address: address)
+        let key = AdapterDevice(adapter: try keptAdapter(address, adapter(of: command.device)), address: address)
         var removed = false
         if let keptStore {
             do {

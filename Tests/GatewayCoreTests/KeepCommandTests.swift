@@ -10,15 +10,15 @@ import Testing
     /// Kept devices held in memory, in the order stored; fails every change
     /// while `failure` is set.
     final class MemoryStore: KeptDeviceStore {
-        let records = Mutex<[KeptDeviceKey: (options: KeptDeviceOptions, owner: String)]>([:])
+        let records = Mutex<[AdapterDevice: (options: KeptDeviceOptions, owner: String)]>([:])
         let failure = Mutex<StateStoreFailure?>(nil)
 
-        func storeKept(_ key: KeptDeviceKey, options: KeptDeviceOptions, owner: String) async throws(StateStoreFailure) {
+        func storeKept(_ key: AdapterDevice, options: KeptDeviceOptions, owner: String) async throws(StateStoreFailure) {
             if let failure = failure.withLock({ $0 }) { throw failure }
             records.withLock { $0[key] = (options, owner) }
         }
 
-        func removeKept(_ key: KeptDeviceKey) async throws(StateStoreFailure) -> Bool {
+        func removeKept(_ key: AdapterDevice) async throws(StateStoreFailure) -> Bool {
             if let failure = failure.withLock({ $0 }) { throw failure }
             return records.withLock { $0.removeValue(forKey: key) != nil }
         }
@@ -28,11 +28,11 @@ import Testing
     final class CountingQuota: KeptDeviceQuota {
         let limit: Int
         let reserved = Mutex<[String: Int]>([:])
-        let holders = Mutex<[KeptDeviceKey: String]>([:])
+        let holders = Mutex<[AdapterDevice: String]>([:])
 
         init(limit: Int) { self.limit = limit }
 
-        func holds(_ key: KeptDeviceKey) -> Bool { holders.withLock { $0[key] != nil } }
+        func holds(_ key: AdapterDevice) -> Bool { holders.withLock { $0[key] != nil } }
 
         func reserve(for owner: String) throws(GatewayCommandError) -> QuotaPlace {
             let taken = reserved.withLock { reserved -> Bool in
@@ -44,9 +44,9 @@ import Testing
             return QuotaPlace(owner: owner)
         }
 
-        func assign(_ place: QuotaPlace, to key: KeptDeviceKey) { holders.withLock { $0[key] = place.owner } }
+        func assign(_ place: QuotaPlace, to key: AdapterDevice) { holders.withLock { $0[key] = place.owner } }
         func cancel(_ place: QuotaPlace) { reserved.withLock { $0[place.owner, default: 0] -= 1 } }
-        func release(_ key: KeptDeviceKey) {
+        func release(_ key: AdapterDevice) {
             guard let owner = holders.withLock({ $0.removeValue(forKey: key) }) else { return }
             reserved.withLock { $0[owner, default: 0] -= 1 }
         }
@@ -82,7 +82,7 @@ import Testing
         let quota = CountingQuota(limit: 1)
         try await withCoreHarness(keptStore: store, keptQuota: quota) { harness in
             let device = try #require(plug)
-            let key = KeptDeviceKey(adapter: "hci0", address: device.address)
+            let key = AdapterDevice(adapter: "hci0", address: device.address)
             let first = try await harness.core.keep(
                 KeepCommand(device: device, placement: .thisGateway(maxAttempts: 3, label: "pump")), owner: "alice")
             guard case .kept(let kept, let isNew) = first else { throw CoreHarnessError("\(first)") }

@@ -1,6 +1,7 @@
 import BlueZ
 import GatewayCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// Subscribing through the core into a sink (as an SSE stream does), on
@@ -10,11 +11,20 @@ import Testing
     final class Received: Sendable {
         let values = Mutex<[[UInt8]]>([])
         let ends = Mutex(0)
+        /// The values again, as they arrive, for a test to wait on.
+        let arrivals: AsyncStream<[UInt8]>
+        private let arrived: AsyncStream<[UInt8]>.Continuation
+
+        init() {
+            (arrivals, arrived) = AsyncStream.makeStream()
+        }
 
         var sink: NotificationSink {
             NotificationSink(
                 receive: { event in
-                    if case .value(let value) = event { self.values.withLock { $0.append(value.value) } }
+                    guard case .value(let value) = event else { return }
+                    self.values.withLock { $0.append(value.value) }
+                    self.arrived.yield(value.value)
                 },
                 ended: { _ in self.ends.withLock { $0 += 1 } })
         }
@@ -31,7 +41,7 @@ import Testing
 
             // The relay echoes what is written as a notification.
             try await harness.core.write(WriteCommand(characteristic: relay, value: [0x01]))
-            #expect(await eventually { received.values.withLock { $0.contains([0x01]) } })
+            #expect(await firstEvent(of: received.arrivals, within: .seconds(10)) { $0 == [0x01] } != nil)
 
             lease.cancel()
             try await harness.core.write(WriteCommand(characteristic: relay, value: [0x02]))
@@ -57,12 +67,3 @@ import Testing
     }
 }
 
-/// Whether `condition` holds within `timeout`, polled every 20 ms.
-func eventually(_ timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}

@@ -1,10 +1,11 @@
+import BlueZ
 import GatewayCore
 
 /// The quota ledger's kept devices, as the core counts them.
 struct KeptDeviceLedger: KeptDeviceQuota {
     let ledger: QuotaLedger
 
-    func holds(_ key: KeptDeviceKey) -> Bool {
+    func holds(_ key: AdapterDevice) -> Bool {
         ledger.holds(.keptDevice, key: key.description)
     }
 
@@ -16,7 +17,7 @@ struct KeptDeviceLedger: KeptDeviceQuota {
         }
     }
 
-    func assign(_ place: QuotaPlace, to key: KeptDeviceKey) {
+    func assign(_ place: QuotaPlace, to key: AdapterDevice) {
         ledger.assign(slot(place), key: key.description)
     }
 
@@ -24,7 +25,7 @@ struct KeptDeviceLedger: KeptDeviceQuota {
         ledger.cancel(slot(place))
     }
 
-    func release(_ key: KeptDeviceKey) {
+    func release(_ key: AdapterDevice) {
         ledger.release(.keptDevice, key: key.description)
     }
 

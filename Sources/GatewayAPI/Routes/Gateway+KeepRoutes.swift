@@ -77,7 +77,7 @@ extension Gateway {
             let options = KeptDeviceOptions(stored: kept.options)
             keeper.keep(address, adapter: kept.adapter, maxAttempts: options.maxAttempts, label: options.label)
             quotas.restore(
-                .keptDevice, key: KeptDeviceKey(adapter: kept.adapter, address: address).description,
+                .keptDevice, key: AdapterDevice(adapter: kept.adapter, address: address).description,
                 owner: ClientID(stored: kept.owner))
             restored += 1
         }

@@ -1,3 +1,4 @@
+import BlueZ
 import GatewayCore
 import PersistedState
 
@@ -5,7 +6,7 @@ import PersistedState
 struct StoredKeptDevices: KeptDeviceStore {
     let store: Store
 
-    func storeKept(_ key: KeptDeviceKey, options: KeptDeviceOptions, owner: String) async throws(StateStoreFailure) {
+    func storeKept(_ key: AdapterDevice, options: KeptDeviceOptions, owner: String) async throws(StateStoreFailure) {
         do throws(StoreError) {
             _ = try await store.keep(
                 KeptConnection(
@@ -15,7 +16,7 @@ struct StoredKeptDevices: KeptDeviceStore {
         }
     }
 
-    func removeKept(_ key: KeptDeviceKey) async throws(StateStoreFailure) -> Bool {
+    func removeKept(_ key: AdapterDevice) async throws(StateStoreFailure) -> Bool {
         do throws(StoreError) {
             return try await store.removeKeptConnection(adapter: key.adapter, address: key.address.description)
         } catch {
