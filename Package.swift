@@ -105,7 +105,10 @@ let package = Package(
         .target(name: "JSONValue"),
         // What the gateway does, as typed commands, results and errors: knows
         // nothing of HTTP or MQTT (GatewayAPI and MQTTBridge are its doors).
-        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives", "JSONValue"]),
+        // It holds the standing subscriptions PersistedState describes;
+        // storing them, and the kept devices, is the doors' (through the
+        // core's protocols for the latter).
+        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives", "JSONValue", "PersistedState"]),
         .target(
             name: "GatewayAPI",
             dependencies: [
@@ -184,7 +187,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayCore", "JSONValue", "BlueZ", "BlueZSimulator", "DBus", "TestSupport"]
+            dependencies: ["GatewayCore", "JSONValue", "BlueZ", "BlueZSimulator", "DBus", "PersistedState", "TestSupport"]
         ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "GatewayCore", "HTTPServer", "PersistedState", "TestSupport"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).

@@ -30,8 +30,9 @@ public final class Gateway: Sendable {
     public let keeper: ConnectionKeeper
     /// The typed commands the routes and the MQTT bridge run.
     public let core: GatewayCore
-    /// The standing subscriptions (`POST /v1/subscriptions`).
-    let standing: StandingSubscriptions
+    /// The standing subscriptions (`POST /v1/subscriptions`), which the
+    /// core holds.
+    var standing: StandingSubscriptions { core.standing }
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
@@ -77,7 +78,6 @@ public final class Gateway: Sendable {
             central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
             defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout,
             keptStore: store.map(StoredKeptDevices.init), keptQuota: KeptDeviceLedger(ledger: quotas))
-        self.standing = StandingSubscriptions(central: central)
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)

@@ -13,6 +13,8 @@ public final class GatewayCore: Sendable {
     public let central: Central
     /// Keeps the devices asked for connected.
     public let keeper: ConnectionKeeper
+    /// Holds the standing subscriptions while their devices are connected.
+    public let standing: StandingSubscriptions
     /// The adapter of a command that names none (nil: the central's choice).
     public let defaultAdapter: String?
     /// How long a connection may take when the command does not say.
@@ -33,6 +35,7 @@ public final class GatewayCore: Sendable {
     ) {
         self.central = central
         self.keeper = keeper
+        self.standing = StandingSubscriptions(central: central)
         self.defaultAdapter = defaultAdapter
         self.defaultTimeout = defaultTimeout
         self.maximumTimeout = maximumTimeout
