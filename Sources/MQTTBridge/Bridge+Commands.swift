@@ -155,8 +155,8 @@ extension Bridge {
             }
         case "keep":
             return await run(for: "\(device)/keep") { [gateway] in
-                let (status, json) = CommandJSON.keep(
-                    try await core.keep(try Gateway.keepCommand(try target(), reading: object), owner: gateway.inProcessOwner))
+                let command = try Gateway.keepCommand(try target(), reading: object)
+                let (status, json) = CommandJSON.keep(try await core.keep(command, owner: gateway.inProcessOwner))
                 return .json(json, status: status)
             }
         case "keep-status":

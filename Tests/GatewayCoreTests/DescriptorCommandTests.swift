@@ -27,7 +27,8 @@ import Testing
             let device = try await harness.connected(CoreHarness.plug)
             let relay = try CharacteristicTarget(device: device, parsing: CoreHarness.relay, service: nil)
             let description = try DescriptorTarget(characteristic: relay, parsing: "2901")
-            let value = try await harness.core.readDescriptor(ReadDescriptorCommand(descriptor: description, timeout: .seconds(10)))
+            let value = try await harness.core.readDescriptor(
+                ReadDescriptorCommand(descriptor: description, timeout: .seconds(10)))
             #expect(String(decoding: value, as: UTF8.self) == "Relay")
             // From an offset, as ReadValue's "offset" option gives it.
             let tail = try await harness.core.readDescriptor(ReadDescriptorCommand(descriptor: description, offset: 2))
