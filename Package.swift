@@ -100,13 +100,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // A JSON value, its compact writer and its parser: knows nothing of
+        // HTTP, MQTT or Bluetooth, so that the core and both doors share it.
+        .target(name: "JSONValue"),
         // What the gateway does, as typed commands, results and errors: knows
         // nothing of HTTP or MQTT (GatewayAPI and MQTTBridge are its doors).
-        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives"]),
+        // It holds the standing subscriptions PersistedState describes;
+        // storing them, and the kept devices, is the doors' (through the
+        // core's protocols for the latter).
+        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives", "JSONValue", "PersistedState"]),
         .target(
             name: "GatewayAPI",
             dependencies: [
-                "GatewayCore", "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
+                "GatewayCore", "JSONValue", "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -179,7 +185,10 @@ let package = Package(
         .testTarget(
             name: "PersistedStateTests", dependencies: ["PersistedState", "persisted-state-probe", "TestSupport"]
         ),
-        .testTarget(name: "GatewayCoreTests", dependencies: ["GatewayCore", "BlueZ"]),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayCore", "JSONValue", "BlueZ", "BlueZSimulator", "DBus", "PersistedState", "TestSupport"]
+        ),
         .testTarget(name: "GatewayAPITests", dependencies: ["GatewayAPI", "GatewayCore", "HTTPServer", "PersistedState", "TestSupport"]),
         // A process of its own that uses MQTT (Last Will tests, throughput).
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT"], path: "Tests/MQTTProbe"),

@@ -30,8 +30,9 @@ public final class Gateway: Sendable {
     public let keeper: ConnectionKeeper
     /// The typed commands the routes and the MQTT bridge run.
     public let core: GatewayCore
-    /// The standing subscriptions (`POST /v1/subscriptions`).
-    let standing: StandingSubscriptions
+    /// The standing subscriptions (`POST /v1/subscriptions`), which the
+    /// core holds.
+    var standing: StandingSubscriptions { core.standing }
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
@@ -71,11 +72,12 @@ public final class Gateway: Sendable {
         self.activityGauges = ActivityGauges()
         self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
+        let quotas = QuotaLedger(quotas: configuration.quotas)
+        self.quotas = quotas
         self.core = GatewayCore(
             central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
-            defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout)
-        self.standing = StandingSubscriptions(central: central)
-        self.quotas = QuotaLedger(quotas: configuration.quotas)
+            defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout,
+            keptStore: store.map(StoredKeptDevices.init), keptQuota: KeptDeviceLedger(ledger: quotas))
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)

@@ -1,8 +1,7 @@
 import BlueZ
 
-/// The descriptor a command acts on: the characteristic that owns it (as a
-/// `CharacteristicTarget` names it) and the descriptor among that
-/// characteristic's, by UUID or `handle:N`.
+/// The descriptor a command acts on: its characteristic (and so its device)
+/// and how the descriptor is named (a UUID or `handle:N`).
 public struct DescriptorTarget: Sendable, Hashable {
     public let characteristic: CharacteristicTarget
     public let selector: AttributeSelector
@@ -12,12 +11,15 @@ public struct DescriptorTarget: Sendable, Hashable {
         self.selector = selector
     }
 
-    /// Reads `descriptor` (a UUID or `handle:N`) as a client gave it, after
-    /// the characteristic (as the REST routes read the path); a mistake
-    /// names `descriptor`.
+    /// Reads `descriptor` (a UUID or `handle:N`) as a client gave it; a
+    /// mistake names `descriptor`. A descriptor's UUID is not narrowed by a
+    /// service: its characteristic already is.
     public init(characteristic: CharacteristicTarget, parsing descriptor: String) throws(GatewayCommandError) {
         self.init(
             characteristic: characteristic,
             selector: try CharacteristicTarget.attribute(descriptor, parameter: "descriptor", service: nil))
     }
+
+    /// The device the descriptor belongs to.
+    public var device: DeviceTarget { characteristic.device }
 }

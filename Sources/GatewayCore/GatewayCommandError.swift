@@ -15,4 +15,13 @@ public enum GatewayCommandError: Error, Sendable {
     case bluez(BlueZError)
     /// No adapter can take the command (none named, none present).
     case noAdapter(String)
+    /// The client, or the gateway, holds as many of what the command would
+    /// create as it may.
+    case limitReached(LimitReached)
+    /// The state store could not save the change; nothing was changed.
+    case stateStore(StateStoreFailure)
+    /// What the command waits on (the fleet's broker) did not answer in time.
+    case timeout(String)
+    /// What the command needs (the fleet's broker) cannot be reached.
+    case unavailable(String)
 }

@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import BlueZ
+import Synchronization
 
 /// What the gateway does, apart from how it is asked: typed commands in,
 /// typed results or a `GatewayCommandError` out. It knows nothing of HTTP
@@ -12,22 +13,39 @@ public final class GatewayCore: Sendable {
     public let central: Central
     /// Keeps the devices asked for connected.
     public let keeper: ConnectionKeeper
+    /// Holds the standing subscriptions while their devices are connected.
+    public let standing: StandingSubscriptions
     /// The adapter of a command that names none (nil: the central's choice).
     public let defaultAdapter: String?
     /// How long a connection may take when the command does not say.
     public let defaultTimeout: Duration
     /// The longest timeout a command may ask for.
     public let maximumTimeout: Duration
+    /// Where kept devices are stored across restarts (nil: nowhere).
+    let keptStore: (any KeptDeviceStore)?
+    /// How many devices each client may keep (nil: no limit).
+    let keptQuota: (any KeptDeviceQuota)?
+    /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
+    let fleet = Mutex<(any FleetKeeping)?>(nil)
 
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
-        maximumTimeout: Duration = .seconds(120)
+        maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
+        keptQuota: (any KeptDeviceQuota)? = nil
     ) {
         self.central = central
         self.keeper = keeper
+        self.standing = StandingSubscriptions(central: central)
         self.defaultAdapter = defaultAdapter
         self.defaultTimeout = defaultTimeout
         self.maximumTimeout = maximumTimeout
+        self.keptStore = keptStore
+        self.keptQuota = keptQuota
+    }
+
+    /// Lets keep commands reach the fleet (the gateway joined one).
+    public func attachFleet(_ fleet: any FleetKeeping) {
+        self.fleet.withLock { $0 = fleet }
     }
 
     /// A command's timeout given in milliseconds (`timeout_ms`): 1 ms to the
@@ -100,6 +118,21 @@ public final class GatewayCore: Sendable {
         do {
             return try await central.subscribe(
                 to: target.selector, of: target.device.address, adapter: adapter(of: target.device))
+        } catch {
+            throw .bluez(error)
+        }
+    }
+
+    /// The values go to `sink` as they are delivered, on the delivering
+    /// thread, with no task per consumer: for a door that writes each at
+    /// once (an SSE stream). Cancelling the lease ends the subscription.
+    public func subscribe(_ command: SubscribeCommand, sink: NotificationSink) async throws(GatewayCommandError)
+        -> NotificationLease
+    {
+        let target = command.characteristic
+        do {
+            return try await central.subscribe(
+                to: target.selector, of: target.device.address, adapter: adapter(of: target.device), sink: sink)
         } catch {
             throw .bluez(error)
         }

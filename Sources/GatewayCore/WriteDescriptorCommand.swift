@@ -1,5 +1,5 @@
-/// Write bytes to a descriptor at `offset` (descriptors have no write
-/// types: BlueZ always writes them with a response).
+/// Write bytes to a descriptor at `offset` (always with a response:
+/// descriptors have no write without one).
 public struct WriteDescriptorCommand: Sendable, Hashable {
     public let descriptor: DescriptorTarget
     public let value: [UInt8]

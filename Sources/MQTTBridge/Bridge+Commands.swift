@@ -156,8 +156,8 @@ extension Bridge {
             }
         case "keep":
             return await run(for: "\(device)/keep") { [gateway] in
-                let (status, json) = CommandJSON.keep(
-                    try await gateway.keep(try Gateway.keepCommand(try target(), reading: object)))
+                let command = try Gateway.keepCommand(try target(), reading: object)
+                let (status, json) = CommandJSON.keep(try await core.keep(command, owner: gateway.inProcessOwner))
                 return .json(json, status: status)
             }
         case "keep-status":
@@ -166,8 +166,8 @@ extension Bridge {
             }
         case "unkeep":
             let fleet = try object["fleet"].bool() == true
-            return await run(for: "\(device)/keep") { [gateway] in
-                try await gateway.unkeep(UnkeepCommand(device: try target(), fleet: fleet))
+            return await run(for: "\(device)/keep") {
+                try await core.unkeep(UnkeepCommand(device: try target(), fleet: fleet))
                 return .noContent
             }
         case "services":

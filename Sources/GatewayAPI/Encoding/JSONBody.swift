@@ -31,7 +31,12 @@ struct JSONBody {
     /// A JSON object given as bytes (a request's body, or one the gateway
     /// stored), with only the `allowed` fields.
     init(json bytes: [UInt8], allowed: Set<String>) throws(Problem) {
-        let json = try JSON.parse(bytes)
+        let json: JSON
+        do {
+            json = try JSON.parse(bytes)
+        } catch {
+            throw Problem(error)
+        }
         guard case .object = json else {
             throw Problem(.invalidRequest, status: .badRequest, detail: "the body must be a JSON object")
         }

@@ -14,7 +14,28 @@ extension Problem {
             self.init(error)
         case .noAdapter(let detail):
             self.init(.adapterUnavailable, status: .serviceUnavailable, detail: detail)
+        case .limitReached(let limit):
+            switch limit.scope {
+            case .client: self.init(.quotaExceeded, status: .tooManyRequests, detail: limit.detail)
+            case .gateway: self.init(.capacityExhausted, status: .insufficientStorage, detail: limit.detail)
+            }
+        case .stateStore(let failure):
+            // The store's message names the file and the fix.
+            self.init(
+                .stateStoreFailed, status: failure.diskFull ? .insufficientStorage : .internalServerError,
+                detail: "nothing was changed: \(failure.message)")
+        case .timeout(let detail):
+            self.init(.timeout, status: .gatewayTimeout, detail: detail)
+        case .unavailable(let detail):
+            self.init(.unavailable, status: .serviceUnavailable, detail: detail)
         }
+    }
+}
+
+extension Problem {
+    /// Text a client sent that is not JSON (a body, a payload).
+    public init(_ error: JSONParseError) {
+        self.init(.invalidRequest, status: .badRequest, detail: "the body is not valid JSON")
     }
 }
 

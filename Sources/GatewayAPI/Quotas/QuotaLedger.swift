@@ -1,4 +1,4 @@
-import HTTPServer
+import GatewayCore
 import Synchronization
 
 /// What each client holds of each limited resource, and the admission of
@@ -58,21 +58,30 @@ final class QuotaLedger: Sendable {
     /// Takes a place for `owner`; throws a 429 problem past the client's
     /// limit, a 507 past the gateway's.
     func reserve(_ resource: Resource, for owner: ClientID) throws(Problem) -> Slot {
+        do {
+            return try admit(resource, for: owner)
+        } catch {
+            throw Problem(GatewayCommandError.limitReached(error))
+        }
+    }
+
+    /// Takes a place for `owner`, or says whose limit it would pass.
+    func admit(_ resource: Resource, for owner: ClientID) throws(LimitReached) -> Slot {
         let limit = quotas.limit(resource)
-        let refusal = state.withLock { state -> Problem? in
+        let refusal = state.withLock { state -> LimitReached? in
             let mine = state.held[resource]?[owner] ?? 0
             let total = state.totals[resource] ?? 0
             if let perClient = limit.perClient, mine >= perClient {
-                return Problem(
-                    .quotaExceeded, status: .tooManyRequests,
+                return LimitReached(
+                    .client,
                     detail: """
                         this client holds \(mine) \(resource.rawValue), its limit (\(resource.option)-per-client \
                         \(perClient)): remove one first
                         """)
             }
             if total >= limit.total {
-                return Problem(
-                    .capacityExhausted, status: .insufficientStorage,
+                return LimitReached(
+                    .gateway,
                     detail: """
                         the gateway holds \(total) \(resource.rawValue), its limit (\(resource.option) \
                         \(limit.total)): remove one first

@@ -66,42 +66,12 @@ extension Gateway {
     }
 
     /// Publishes the wish: the fleet's gateways take it from there.
-    func keepByFleet(_ wish: FleetKeep) async throws(Problem) {
-        let fleet = try fleetForKeeping()
-        do throws(FleetError) {
-            try await fleet.keepByFleet(wish)
-        } catch {
-            throw Self.fleetKeepProblem(error)
-        }
+    func keepByFleet(_ wish: FleetKeep) async throws(GatewayCommandError) {
+        try await core.keepByFleet(wish)
     }
 
     /// Clears the wish; a 404 when the fleet did not keep it.
-    func unkeepByFleet(_ address: BluetoothAddress) async throws(Problem) {
-        let removed: Bool
-        let fleet = try fleetForKeeping()
-        do throws(FleetError) {
-            removed = try await fleet.unkeepByFleet(address.description)
-        } catch {
-            throw Self.fleetKeepProblem(error)
-        }
-        guard removed else { throw Problem(.notFound, status: .notFound, detail: "the fleet does not keep \(address)") }
-    }
-
-    private func fleetForKeeping() throws(Problem) -> any FleetAccess {
-        guard let fleet = fleetLink.withLock({ $0.fleet }) else {
-            throw Problem(
-                .notFound, status: .notFound,
-                detail: "this gateway is not in a fleet: keeping by the fleet needs the MQTT bridge (--mqtt)")
-        }
-        return fleet
-    }
-
-    private static func fleetKeepProblem(_ error: FleetError) -> Problem {
-        switch error {
-        case .timeout:
-            return Problem(.timeout, status: .gatewayTimeout, detail: "the broker did not confirm the fleet's keep in time")
-        case .unavailable(let why):
-            return Problem(.unavailable, status: .serviceUnavailable, detail: "the fleet cannot be reached: \(why)")
-        }
+    func unkeepByFleet(_ address: BluetoothAddress) async throws(GatewayCommandError) {
+        try await core.unkeepByFleet(address)
     }
 }

@@ -125,6 +125,7 @@ extension Gateway {
     /// the MQTT bridge).
     public func attachFleet(_ fleet: any FleetAccess) {
         fleetLink.withLock { $0.fleet = fleet }
+        core.attachFleet(FleetAccessKeeping(fleet: fleet))
     }
 
     /// The fleet, or the 404 of a gateway that is in none.

@@ -39,8 +39,7 @@ extension Gateway {
             return Response(status: .noContent)
         }
         router.get(characteristic + "/notifications") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let selector = try request.attribute("characteristic", service: try request.serviceQuery())
+            let command = SubscribeCommand(characteristic: try characteristicTarget(request))
             let encoding = try request.encoding()
             let format = try NotificationFormat(parameter: request.query["format"], encoding: encoding)
             let lifetime = try request.streamLifetime()
@@ -48,9 +47,8 @@ extension Gateway {
             // A failure (not connected, cannot notify, ...) is this request's
             // problem: the stream opens only once the subscription is in place.
             let target = NotificationTarget()
-            let lease = try await central.subscribe(
-                to: selector, of: address, adapter: adapter,
-                sink: NotificationHub.sink(target, encoding: encoding, format: format, log: log))
+            let lease = try await core.subscribe(
+                command, sink: NotificationHub.sink(target, encoding: encoding, format: format, log: log))
             let writer = streams.makeWriter(
                 .notifications, buffering, lifetime: lifetime,
                 lastEvent: NotificationHub.lastEvent(log: log)

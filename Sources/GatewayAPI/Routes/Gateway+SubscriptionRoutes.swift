@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 import HTTPServer
 import PersistedState
 

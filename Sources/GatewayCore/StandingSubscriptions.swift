@@ -2,16 +2,21 @@ import BlueZ
 import PersistedState
 import Synchronization
 
-/// The standing subscriptions (`POST /v1/subscriptions`): each is held
-/// while its device is connected and taken again after every reconnect,
-/// whether or not any client listens. Its values reach `/v1/events` as
+/// The standing subscriptions (`POST /v1/subscriptions`, and those a
+/// gateway holds for the fleet): each is held while its device is connected
+/// and taken again after every reconnect, whether or not any client
+/// listens. Its values reach `/v1/events` as
 /// `characteristic-value` events, as every value the central receives
 /// does; a notification stream of the same characteristic shares the one
 /// BlueZ subscription (the central counts its consumers).
-final class StandingSubscriptions: Sendable {
+///
+/// It holds them, nothing more: storing them and counting them against the
+/// quotas is the door's (GatewayAPI's subscription routes), which starts
+/// and removes them here.
+public final class StandingSubscriptions: Sendable {
     /// One subscription and how holding it goes.
-    struct Entry: Sendable {
-        enum Status: String, Sendable {
+    public struct Entry: Sendable {
+        public enum Status: String, Sendable {
             /// Subscribed: values flow.
             case active
             /// Waiting for the device to be connected with its services
@@ -19,11 +24,11 @@ final class StandingSubscriptions: Sendable {
             case waiting
         }
 
-        let subscription: StandingSubscription
-        var status: Status = .waiting
+        public let subscription: StandingSubscription
+        public internal(set) var status: Status = .waiting
         /// Why the last attempt to subscribe failed or the subscription
         /// ended, if it did.
-        var lastReason: String?
+        public internal(set) var lastReason: String?
         var task: Task<Void, Never>?
     }
 
@@ -36,12 +41,12 @@ final class StandingSubscriptions: Sendable {
     let central: Central
     private let state = Mutex(State())
 
-    init(central: Central) {
+    public init(central: Central) {
         self.central = central
     }
 
     /// An id for a subscription of a gateway without a store.
-    func makeLocalID() -> Int64 {
+    public func makeLocalID() -> Int64 {
         state.withLock { state in
             defer { state.nextLocalID += 1 }
             return state.nextLocalID
@@ -49,7 +54,7 @@ final class StandingSubscriptions: Sendable {
     }
 
     /// Starts holding `subscription`.
-    func start(_ subscription: StandingSubscription) {
+    public func start(_ subscription: StandingSubscription) {
         let added = state.withLock { state -> Bool in
             guard !state.stopped, state.entries[subscription.id] == nil else { return false }
             state.entries[subscription.id] = Entry(subscription: subscription)
@@ -61,17 +66,17 @@ final class StandingSubscriptions: Sendable {
     }
 
     /// Stops holding the subscription `id`; true if there was one.
-    func remove(_ id: Int64) -> Bool {
+    public func remove(_ id: Int64) -> Bool {
         let entry = state.withLock { $0.entries.removeValue(forKey: id) }
         entry?.task?.cancel()
         return entry != nil
     }
 
-    func entry(_ id: Int64) -> Entry? { state.withLock { $0.entries[id] } }
+    public func entry(_ id: Int64) -> Entry? { state.withLock { $0.entries[id] } }
 
     /// The subscription held with the same adapter, device, characteristic,
     /// service and mode as `subscription` (whoever made it), if any.
-    func entry(identicalTo subscription: StandingSubscription) -> Entry? {
+    public func entry(identicalTo subscription: StandingSubscription) -> Entry? {
         state.withLock { state in
             state.entries.values.first { entry in
                 let held = entry.subscription
@@ -83,10 +88,10 @@ final class StandingSubscriptions: Sendable {
     }
 
     /// Every standing subscription, by id.
-    var entries: [Entry] { state.withLock { $0.entries.values.sorted { $0.subscription.id < $1.subscription.id } } }
+    public var entries: [Entry] { state.withLock { $0.entries.values.sorted { $0.subscription.id < $1.subscription.id } } }
 
     /// Stops holding every subscription (they stay stored for the next start).
-    func stop() {
+    public func stop() {
         let tasks = state.withLock { state in
             state.stopped = true
             return state.entries.values.compactMap(\.task)
@@ -101,7 +106,9 @@ final class StandingSubscriptions: Sendable {
         }
     }
 
-    static func selector(_ subscription: StandingSubscription) -> AttributeSelector? {
+    /// The characteristic a stored subscription names; nil when what was
+    /// stored is not a UUID.
+    public static func selector(_ subscription: StandingSubscription) -> AttributeSelector? {
         switch subscription.characteristic {
         case .handle(let handle): return .handle(handle)
         case .uuid(let text):

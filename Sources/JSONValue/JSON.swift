@@ -5,7 +5,9 @@ import Foundation
 #endif
 
 /// A JSON value. Objects keep their members in the order given, so
-/// responses read the same every time.
+/// responses read the same every time. Written compactly (`bytes`,
+/// `write(to:)`) and read from text (`parse`); it knows nothing of where
+/// the text came from, so that the core and both doors can use it.
 public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -96,8 +98,12 @@ public enum JSON: Sendable, Equatable {
             case 0x0D: out += #"\r"#.utf8
             case 0x09: out += #"\t"#.utf8
             case 0..<0x20:
+                let digits: StaticString = "0123456789abcdef"
                 out += #"\u00"#.utf8
-                ByteEncoding.appendHex(byte, to: &out)
+                digits.withUTF8Buffer { table in
+                    out.append(table[Int(byte >> 4)])
+                    out.append(table[Int(byte & 0x0f)])
+                }
             default: out.append(byte)
             }
         }
@@ -142,13 +148,14 @@ extension JSON: Decodable {
         init?(intValue: Int) { nil }
     }
 
-    /// Parses JSON text a client sent (a request body, an MQTT command's
-    /// payload); text that is not JSON is a 400 problem.
-    public static func parse(_ bytes: [UInt8]) throws(Problem) -> JSON {
+    /// Parses JSON text (a request body, an MQTT command's payload, what
+    /// the state store kept); text that is not JSON is a `JSONParseError`,
+    /// which each door answers in its own terms (GatewayAPI: a 400).
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSON {
         do {
             return try JSONDecoder().decode(JSON.self, from: Data(bytes))
         } catch {
-            throw Problem(.invalidRequest, status: .badRequest, detail: "the body is not valid JSON")
+            throw JSONParseError(reason: "\(error)")
         }
     }
 }
