@@ -60,7 +60,10 @@ public final class Store: Sendable {
     /// Opens the store like `open(directory:options:logger:)`, suspending
     /// rather than blocking the caller's thread while the store's own
     /// thread opens, migrates, checks and syncs the file: the gateway
-    /// starts its other parts meanwhile.
+    /// starts its other parts meanwhile. The directory is still made and
+    /// locked on the caller's thread: quick, unless another process holds
+    /// the lock, which is tried again for up to 2 s (see
+    /// `StateDirectory.lock`) before the open fails as `.inUse`.
     public static func openWithoutBlocking(
         directory: String, options: StoreOptions = StoreOptions(),
         logger: Logger = Logger(label: "blegateway.store", factory: { _ in SwiftLogNoOpLogHandler() })
