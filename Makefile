@@ -85,7 +85,8 @@ build: deps
 ## from exec to main on a 2-core machine (BENCHMARKS.md, issue 29). SwiftPM
 ## already links release builds with --gc-sections. The benchmarks measure
 ## this binary; bluez-sim is built the same way so that the two share one
-## compilation.
+## compilation. The link prints one warning that is not ours: glibc's
+## about `mktemp` in the toolchain's static FoundationEssentials.
 RELEASE := -c release --static-swift-stdlib
 release: deps
 	$(SWIFT) build $(RELEASE) --product blegateway
