@@ -27,7 +27,7 @@ measures in the callback:
 
 Run from the repository root with the checkout's .venv (make test-deps):
 
-    swift build -c release --product blegateway     # or pass --gateway-bin
+    make release                                    # or pass --gateway-bin
     swift build --package-path Benchmarks -c release --product bench-responder
     .venv/bin/python scripts/bleak-notify-bench.py
 

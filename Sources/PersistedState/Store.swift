@@ -52,6 +52,33 @@ public final class Store: Sendable {
         directory: String, options: StoreOptions = StoreOptions(),
         logger: Logger = Logger(label: "blegateway.store", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(StoreError) -> Store {
+        let worker = try prepare(directory: directory, options: options, logger: logger)
+        try worker.start()
+        return Store(path: worker.path, options: options, worker: worker)
+    }
+
+    /// Opens the store like `open(directory:options:logger:)`, suspending
+    /// rather than blocking the caller's thread while the store's own
+    /// thread opens, migrates, checks and syncs the file: the gateway
+    /// starts its other parts meanwhile. The directory is still made and
+    /// locked on the caller's thread: quick, unless another process holds
+    /// the lock, which is tried again for up to 2 s (see
+    /// `StateDirectory.lock`) before the open fails as `.inUse`.
+    public static func openWithoutBlocking(
+        directory: String, options: StoreOptions = StoreOptions(),
+        logger: Logger = Logger(label: "blegateway.store", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) async throws(StoreError) -> Store {
+        let worker = try prepare(directory: directory, options: options, logger: logger)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, StoreError>, Never>) in
+            worker.start { continuation.resume(returning: $0) }
+        }
+        try result.get()
+        return Store(path: worker.path, options: options, worker: worker)
+    }
+
+    /// The directory made and locked, and the worker that will open the
+    /// database in it.
+    private static func prepare(directory: String, options: StoreOptions, logger: Logger) throws(StoreError) -> StoreWorker {
         try StateDirectory.create(directory)
         let path = directory.hasSuffix("/") ? directory + fileName : directory + "/" + fileName
         let lock = try StateDirectory.lock(directory, databasePath: path)
@@ -61,9 +88,7 @@ public final class Store: Sendable {
             Glibc.close(lock)
             throw StoreError.empty(path)
         }
-        let worker = StoreWorker(path: path, directory: directory, options: options, lockDescriptor: lock, logger: logger)
-        try worker.start()
-        return Store(path: path, options: options, worker: worker)
+        return StoreWorker(path: path, directory: directory, options: options, lockDescriptor: lock, logger: logger)
     }
 
     private init(path: String, options: StoreOptions, worker: StoreWorker) {

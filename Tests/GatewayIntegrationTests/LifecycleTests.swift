@@ -110,6 +110,36 @@ import Testing
         #expect(badOption.log.contains("--listen"))
     }
 
+    /// The store opens while the bus connects and the simulator starts:
+    /// when the store cannot be used and the other start fails too, the
+    /// store's error (which names the state directory's fix) is the one
+    /// reported, even when the other failed first. Here the other fails at
+    /// once, and the store only after trying a held lock again for a while.
+    @Test func aStoreThatCannotBeUsedIsTheErrorReportedWhenTheBusFailsToo() async throws {
+        let stateDirectory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: stateDirectory) }
+        // Held as another gateway would hold it.
+        let lock = open(stateDirectory + "/blegateway.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
+        #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        defer { close(lock) }
+        let noBus = try await startFailure([
+            "--bus", "unix:path=/nonexistent/bus", "--listen", "127.0.0.1:0", "--state-dir", stateDirectory,
+        ])
+        #expect(noBus.status == 2)
+        #expect(noBus.log.contains("is in use by another process"), "\(noBus.log)")
+        #expect(!noBus.log.contains("cannot connect to the"), "\(noBus.log)")
+
+        let badScenario = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).yaml").path
+        try "devices:\n  - address: nowhere\n".write(toFile: badScenario, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: badScenario) }
+        let scenario = try await startFailure([
+            "--simulate", badScenario, "--listen", "127.0.0.1:0", "--state-dir", stateDirectory,
+        ])
+        #expect(scenario.status == 2)
+        #expect(scenario.log.contains("is in use by another process"), "\(scenario.log)")
+        #expect(!scenario.log.contains(badScenario + ":2:"), "\(scenario.log)")
+    }
+
     @Test func withoutBluetoothdTheGatewayStartsAndSaysSo() async throws {
         let bus = try TestBus()
         let stateDirectory = try GatewayUnderTest.makeStateDirectory()

@@ -86,8 +86,10 @@ enum Schema {
     /// The version this build writes.
     static var latestVersion: Int64 { Int64(migrations.count) }
 
-    /// Brings `database` to the latest version, one transaction per
-    /// migration, and returns the version it found. Throws
+    /// Brings `database` to the latest version in one transaction (a new
+    /// file gets every migration with one sync of the write-ahead log
+    /// rather than one per migration, and no file is ever left between two
+    /// versions), and returns the version it found. Throws
     /// `StoreError.Code.newerSchema` or `.notOurs` without changing anything.
     static func migrate(_ database: Database) throws(StoreError) -> Int64 {
         let path = database.path
@@ -101,10 +103,10 @@ enum Schema {
             guard found <= latestVersion else {
                 throw StoreError.newerSchema(path, found: found, supported: latestVersion)
             }
-            for version in found..<latestVersion {
+            if found < latestVersion {
                 try database.transaction { (database) throws(SQLiteError) in
-                    try database.execute(migrations[Int(version)])
-                    try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(version + 1)")
+                    for version in found..<latestVersion { try database.execute(migrations[Int(version)]) }
+                    try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(latestVersion)")
                 }
             }
             return found

@@ -10,12 +10,22 @@ extension StoreWorker {
     func start() throws(StoreError) {
         let opened = Mutex<Result<Void, StoreError>?>(nil)
         let openedSignal = DispatchSemaphore(value: 0)
+        start { result in
+            opened.withLock { $0 = result }
+            openedSignal.signal()
+        }
+        openedSignal.wait()
+        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
+    }
+
+    /// Starts the thread, which opens the database; returns at once, and
+    /// the thread calls `opened` once the database is open (or why it
+    /// cannot be), so that an asynchronous caller need not block a thread
+    /// while the file is opened, checked and synced.
+    func start(opened: @escaping @Sendable (Result<Void, StoreError>) -> Void) {
         let body = ThreadBody { [self] in
             csqlite_set_thread_name("state-store")
-            serve { result in
-                opened.withLock { $0 = result }
-                openedSignal.signal()
-            }
+            serve(opened: opened)
             finish()
         }
         let context = Unmanaged.passRetained(body).toOpaque()
@@ -28,11 +38,10 @@ extension StoreWorker {
         guard result == 0 else {
             Unmanaged<ThreadBody>.fromOpaque(context).release()
             Glibc.close(lockDescriptor)
-            throw StoreError(code: .io, path: path, message: "cannot start the state store's thread (error \(result))")
+            opened(.failure(StoreError(code: .io, path: path, message: "cannot start the state store's thread (error \(result))")))
+            return
         }
         pthread_detach(thread)
-        openedSignal.wait()
-        if case .failure(let error) = opened.withLock({ $0 }) { throw error }
     }
 
     /// The thread's life with the database: opens it, reports how that

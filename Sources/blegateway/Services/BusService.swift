@@ -6,8 +6,8 @@ import Glibc
 import Logging
 import ServiceLifecycle
 
-/// The supervised bus connection, made once the store is open and the bus
-/// known (the simulator's, with `--simulate`): when the bus drops it
+/// The supervised bus connection, made as soon as the bus is known (the
+/// simulator's, with `--simulate`), while the store opens: when the bus drops it
 /// (dbus-daemon stopped or restarted), says so, reconnects with backoff and
 /// hands the new connection to the central, which rebuilds its mirror and
 /// resumes scans and subscriptions. On shutdown (after the central
@@ -22,14 +22,22 @@ struct BusService: GatewayService {
     func run() async throws {
         let address: BusAddress
         do {
-            // Touched only once the store is open: a store that cannot be
-            // used is the error reported.
-            _ = try await handoffs.store.take()
             address = try await handoffs.bus.take()
         } catch {
             return
         }
-        let supervisor = try await connect(to: address)
+        // Connected while the store opens (reading BlueZ's objects changes
+        // nothing in bluetoothd), so that the start takes the longer of the
+        // two rather than their sum.
+        let supervisor: BusSupervisor
+        do {
+            supervisor = try await connect(to: address)
+        } catch {
+            // A store that cannot be used is the error reported: this one
+            // only if the store opened.
+            do { _ = try await handoffs.store.take() } catch { return }
+            throw error
+        }
         defer { supervisor.connection.close() }
         handoffs.connection.hand(supervisor)
         guard let central = try? await handoffs.central.take() else { return }

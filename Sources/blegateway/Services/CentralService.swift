@@ -21,6 +21,9 @@ struct CentralService: GatewayService {
         do {
             try await central.start()
         } catch {
+            // Read while the store opens: a store that cannot be used is
+            // the error reported, this one only if the store opened.
+            do { _ = try await handoffs.store.take() } catch { return }
             throw StartupError("cannot read BlueZ's objects: \(error)")
         }
         report(central)

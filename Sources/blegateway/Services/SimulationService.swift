@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// With `--simulate`: the private bus, the simulator on it and its control
 /// interface (`org.blegateway.Simulator1`, on a connection of its own, as
 /// `bluez-sim` serves it: what moves the simulated world, a remote central
-/// included), started once the store is open and handed over as the bus
+/// included), started while the store opens and handed over as the bus
 /// to connect to; on shutdown (last but the store) the simulator leaves the
 /// bus and the bus stops.
 struct SimulationService: GatewayService {
@@ -16,8 +16,17 @@ struct SimulationService: GatewayService {
     let logger: Logger
 
     func run() async throws {
-        // No bus for a start that the store already failed.
-        do { _ = try await handoffs.store.take() } catch { return }
+        do {
+            try await startAndServe()
+        } catch {
+            // A store that cannot be used is the error reported: this one
+            // only if the store opened.
+            do { _ = try await handoffs.store.take() } catch { return }
+            throw error
+        }
+    }
+
+    private func startAndServe() async throws {
         let scenario = try loadScenario()
         let daemon: BusDaemon
         do {

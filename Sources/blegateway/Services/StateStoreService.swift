@@ -8,7 +8,8 @@ import PersistedState
 import ServiceLifecycle
 
 /// The state store (kept connections, standing subscriptions, the event
-/// log), opened before anything else starts; on shutdown (last of all,
+/// log), opened on its own thread while the bus and the central start (the
+/// API waits for both); on shutdown (last of all,
 /// after the API's last events) commits what is queued and closes, so the
 /// next start finds everything. A temporary directory (`--simulate`
 /// without `--state-dir`) is removed then.
@@ -19,7 +20,7 @@ struct StateStoreService: GatewayService {
     let logger: Logger
 
     func run() async throws {
-        let (store, temporaryDirectory) = try open()
+        let (store, temporaryDirectory) = try await open()
         handoffs.store.hand(store)
         try? await gracefulShutdown()
         await store.close()
@@ -30,7 +31,7 @@ struct StateStoreService: GatewayService {
     /// Opens the store in `directory` (or a fresh temporary one): a store
     /// that cannot be used stops the start with the store's own
     /// explanation, which names the file and the fix.
-    private func open() throws(StartupError) -> (Store, temporaryDirectory: String?) {
+    private func open() async throws(StartupError) -> (Store, temporaryDirectory: String?) {
         let path: String
         let temporary: Bool
         if let directory {
@@ -47,7 +48,7 @@ struct StateStoreService: GatewayService {
         }
         let store: Store
         do {
-            store = try Store.open(directory: path, logger: logger)
+            store = try await Store.openWithoutBlocking(directory: path, logger: logger)
         } catch {
             if temporary { try? FileManager.default.removeItem(atPath: path) }
             throw StartupError("the state store cannot be used: \(error.message)")
