@@ -34,11 +34,16 @@ extension HTTPServerTests {
             try await withServer(Self.router(calls), configuration: configuration) { _, port in
                 let (refused, admitted) = try await blocking {
                     // The body is never sent: the 401 comes from the head.
-                    let refusing = try RawClient(port: port)
+                    // (The server runs in the test process, on the pool
+                    // every suite shares: at a full run's start on two
+                    // cores its answer has waited more than the clients'
+                    // usual 10 s, in two CI runs; 60 s, as the
+                    // integration tests allow.)
+                    let refusing = try RawClient(port: port, timeout: 60)
                     try refusing.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: 500000\r\n\r\n")
                     let refused = try refusing.readResponse()
                     let closed = refusing.waitForClose()
-                    let admitting = try RawClient(port: port)
+                    let admitting = try RawClient(port: port, timeout: 60)
                     try admitting.request("POST", "/upload", headers: ["X-Key: ok"], body: "12345")
                     return ((refused, closed), try admitting.readResponse())
                 }

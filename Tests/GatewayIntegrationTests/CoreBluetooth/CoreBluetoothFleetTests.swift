@@ -22,11 +22,23 @@ import TestSupport
             advertising: { interval: 0.2, uuids: ["180f"] }
         """
 
+    /// The test world with the strap's signal moving (±6 dB), as a real
+    /// one's does. A fleet scan learns advertisements from the events the
+    /// gateways publish: a strap whose advertisement never changed would be
+    /// published once, when g-b first heard it, which a scan opened later
+    /// does not see (docs/fleet.md, "Cost and limits").
+    static func moving(_ scenario: String) throws -> String {
+        let still = "name: Strap 3E01\n    rssi: -58\n"
+        try #require(scenario.contains(still), "the strap's lines in TestScenario changed")
+        return scenario.replacingOccurrences(of: still, with: still + "    rssiJitter: 6\n")
+    }
+
     @Test func theSeedsCentralFlowThroughAGatewayThatDoesNotHearTheStrap() async throws {
         let broker = try await Broker.start()
         let a = try await GatewayUnderTest.start(
             scenario: Self.lonely, arguments: ["--mqtt", broker.url, "--gateway-id", "g-a", "--mqtt-commands"])
-        let b = try await GatewayUnderTest.start(arguments: ["--mqtt", broker.url, "--gateway-id", "g-b", "--mqtt-commands"])
+        let b = try await GatewayUnderTest.start(
+            scenario: try Self.moving(TestScenario.yaml), arguments: ["--mqtt", broker.url, "--gateway-id", "g-b", "--mqtt-commands"])
         // g-b publishes what it hears while it scans.
         let scan = try b.stream("/v1/scan")
         let queue = CallbackQueue("central-fleet")
