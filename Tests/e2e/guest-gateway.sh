@@ -120,7 +120,9 @@ while :; do
             kill-gateway) kill_gateway ;;
             *) fail "unknown fault $fault" ;;
         esac
-        if [ -z "$WHY" ]; then echo ok > "$CONTROL/done-$n"; else echo "$WHY" > "$CONTROL/done-$n"; fi
+        # Written whole, then renamed: the host polls for done-N and reads
+        # it at once, and a file it finds still empty reads as a failure.
+        echo "${WHY:-ok}" > "$CONTROL/done-$n.tmp" && mv "$CONTROL/done-$n.tmp" "$CONTROL/done-$n"
         log "request $n done: $(cat "$CONTROL/done-$n")"
         n=$((n + 1))
     fi
