@@ -7,8 +7,13 @@ stamped with their sequence number and CLOCK_MONOTONIC when handed to the
 bus) and the gateway in front of it. The same Bleak client code subscribes
 to fff2 twice, each path alone on the bus with the responder: first with
 blegateway.bleak's backend (over HTTP + SSE, the gateway on the bus), then,
-with the gateway stopped, with Bleak's own BlueZ backend (dbus-fast). It
-measures in the callback:
+with the gateway stopped, with Bleak's own BlueZ backend (dbus-fast). Each
+takes the path it takes by default on bluetoothd 5.66: the gateway
+AcquireNotify (values on a socket bluetoothd hands out, which drops what
+does not fit once about 278 values wait), Bleak StartNotify (values as
+PropertiesChanged signals, which dbus-daemon queues);
+--no-acquire-notify puts the gateway on the signal path too. It measures
+in the callback:
 
 - latency: from the responder's stamp to the callback, p50 and p99, at a
   steady rate (--latency-rate, default 200/s);
@@ -22,8 +27,9 @@ measures in the callback:
   took the values at 95% or more of the rate they were sent at). A rung
   that fails is tried once more: on a shared machine one stall of the
   receiving process for a few hundred milliseconds loses values through the
-  gateway (which drops a stream that falls 256 KiB behind), while
-  dbus-daemon queues them for Bleak native.
+  gateway (bluetoothd's socket holds about 278 values; the gateway drops a
+  stream that falls further behind than its buffer), while dbus-daemon
+  queues them for Bleak native.
 
 Run from the repository root with the checkout's .venv (make test-deps):
 
@@ -114,9 +120,9 @@ class Responder:
         self.process = process
 
     @classmethod
-    async def start(cls, binary: Path, address: str) -> Responder:
+    async def start(cls, binary: Path, address: str, *arguments: str) -> Responder:
         process = await asyncio.create_subprocess_exec(
-            str(binary), "--bus", address, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+            str(binary), "--bus", address, *arguments, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
         )
         responder = cls(process)
         await responder._line("ready")
@@ -287,6 +293,12 @@ async def main() -> None:
     parser.add_argument(
         "--common-rate", type=float, default=4000, help="the rate at which each process's CPU per value is reported"
     )
+    parser.add_argument(
+        "--no-acquire-notify",
+        action="store_true",
+        help="the responder refuses AcquireNotify (as bluetoothd does for indications), so the gateway takes the"
+        " signal path too",
+    )
     parser.add_argument("--json", action="store_true", help="end with the figures as one line of JSON")
     options = parser.parse_args()
     global PROGRESS
@@ -300,7 +312,9 @@ async def main() -> None:
         os.environ["BLEGATEWAY_BIN_DIR"] = str(bins)
         rig = Rig(Path(work), gateway_args=("--max-connections-per-client", "0"))
         rig.start_bus()
-        responder = await Responder.start(options.responder_bin, rig.address)
+        responder = await Responder.start(
+            options.responder_bin, rig.address, *(("--no-acquire-notify",) if options.no_acquire_notify else ())
+        )
         PROCESSES["responder"] = responder.process.pid
         PROCESSES["dbus-daemon"] = rig.bus_pid
         try:

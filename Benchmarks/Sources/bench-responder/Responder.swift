@@ -9,9 +9,13 @@ import Synchronization
 /// - `fff1` (read): `ReadValue` answers at once with a 20-byte value and,
 ///   as bluetoothd does after every read, updates `Value` with a
 ///   PropertiesChanged before the reply (`--no-read-signal` turns that off).
-/// - `fff2` (read, notify): `StartNotify`/`StopNotify` set `Notifying`; the
-///   `emit` command sends PropertiesChanged(Value) at a requested rate,
-///   whoever listens.
+/// - `fff2` (read, notify): `StartNotify`/`StopNotify` set `Notifying`;
+///   `AcquireNotify` hands out a socket as bluetoothd 5.66 does (the path
+///   the gateway takes by default); the `emit` command sends each value at
+///   a requested rate, on the acquired socket while there is one, else as
+///   PropertiesChanged(Value), whoever listens. `--no-acquire-notify`
+///   refuses AcquireNotify (as bluetoothd does for a characteristic that
+///   indicates), so every value is a signal.
 ///
 /// Every value is `[seq: UInt32 LE][CLOCK_MONOTONIC ns: UInt64 LE][8 × 0xA5]`,
 /// so a receiver on this machine measures latency from the moment the value
@@ -43,6 +47,9 @@ struct Responder {
 
     let bus: Connection
     let readSignal: Bool
+    let acquireNotify: Bool
+    /// fff2's AcquireNotify socket, while a client holds one.
+    let notifySocket = NotifySocket()
     /// Counts reads, so every read value is distinct (as a sensor's would be).
     let reads = ReadCounter()
 
@@ -129,6 +136,8 @@ struct Responder {
         let readSignal = readSignal
         let reads = reads
         let interface = Self.characteristicInterface
+        let acquireNotify = acquireNotify
+        let notifySocket = notifySocket
         return ExportedInterface(
             interface,
             methods: [
@@ -140,6 +149,32 @@ struct Responder {
                     // costs the gateway that signal too.
                     if readSignal { try objects.update(["Value": .bytes(value)], of: interface, at: call.path) }
                     return [.bytes(value)]
+                },
+                .init(
+                    "AcquireNotify", inputs: [.init("options", vardict)],
+                    outputs: [.init("fd", .unixFD), .init("mtu", .uint16)]
+                ) { [bus] call in
+                    guard acquireNotify, call.path == Self.notifyPath else {
+                        throw DBusError(ErrorName(unchecked: "org.bluez.Error.NotSupported"), "Operation is not supported")
+                    }
+                    guard let (ours, theirs) = notifySocket.acquire() else {
+                        throw DBusError(ErrorName(unchecked: "org.bluez.Error.NotPermitted"), "Notify acquired")
+                    }
+                    // bluetoothd releases the acquisition when the client
+                    // closes its end (`sock_hup`).
+                    do {
+                        _ = try bus.watch(UnixFD(dup(ours))) { event, _ in
+                            guard event != .readable else { return }
+                            notifySocket.release()
+                            try? objects.update(["NotifyAcquired": .boolean(false)], of: interface, at: call.path)
+                        }
+                    } catch {
+                        notifySocket.release()
+                        _ = Glibc.close(theirs)
+                        throw error
+                    }
+                    try objects.update(["NotifyAcquired": .boolean(true)], of: interface, at: call.path)
+                    return [.unixFD(.transferring(theirs)), .uint16(517)]
                 },
                 .init("StartNotify") { call in
                     try objects.update(["Notifying": .boolean(true)], of: interface, at: call.path)
@@ -170,6 +205,10 @@ struct Responder {
             let due = min(count, Int(Double(now - start) / period) + 1)
             while sent < due {
                 let value = Self.value(seq: UInt32(truncatingIfNeeded: sent))
+                if notifySocket.send(value) {
+                    sent += 1
+                    continue
+                }
                 do {
                     try bus.objects.update(["Value": .bytes(value)], of: Self.characteristicInterface, at: Self.notifyPath)
                 } catch {

@@ -1,7 +1,7 @@
 import DBus
 import Glibc
 
-// bench-responder --bus ADDRESS [--no-read-signal]
+// bench-responder --bus ADDRESS [--no-read-signal] [--no-acquire-notify]
 //
 // Serves org.bluez (see Responder) on the bus, prints `ready NAME` once it
 // owns the name, then reads commands on standard input, one per line:
@@ -23,10 +23,12 @@ func fail(_ message: String) -> Never {
 var arguments = CommandLine.arguments.dropFirst()
 var address: String?
 var readSignal = true
+var acquireNotify = true
 while let argument = arguments.popFirst() {
     switch argument {
     case "--bus": address = arguments.popFirst()
     case "--no-read-signal": readSignal = false
+    case "--no-acquire-notify": acquireNotify = false
     default: fail("unknown argument \(argument)")
     }
 }
@@ -35,7 +37,7 @@ guard let address else { fail("--bus ADDRESS is required") }
 let bus: Connection
 do {
     bus = try await Connection.connect(to: .address(address))
-    let responder = Responder(bus: bus, readSignal: readSignal)
+    let responder = Responder(bus: bus, readSignal: readSignal, acquireNotify: acquireNotify)
     try await responder.start()
     print("ready \(bus.uniqueName)")
     fflush(nil)
@@ -50,6 +52,13 @@ do {
                 continue
             }
             let (sent, nanoseconds) = responder.emit(rate: rate, count: count)
+            // On standard error (the harness keeps it in responder.log):
+            // what an acquired socket dropped, as bluetoothd would have.
+            let dropped = responder.notifySocket.dropped.exchange(0, ordering: .relaxed)
+            if dropped > 0 {
+                var text = "bench-responder: the AcquireNotify socket was full for \(dropped) of \(sent) values\n"
+                text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+            }
             print("done \(sent) \(nanoseconds)")
         case "quit":
             bus.close()
