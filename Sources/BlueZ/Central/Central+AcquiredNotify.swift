@@ -14,13 +14,22 @@ import Glibc
 // Closing the socket ends it; bluetoothd shuts it down when the link drops
 // (the reader sees a hang-up) and when any client calls StopNotify.
 
-/// A characteristic's acquired notification socket, watched on the bus
-/// connection's loop thread. While it is open the mirror shows the
+/// A characteristic's acquired notification socket, read by the process's
+/// `NotifySocketReader` (`reader` is its id there), whose wake-ups the bus
+/// connection's loop thread watches. While it is open the mirror shows the
 /// characteristic as notifying: bluetoothd leaves `Notifying` false for an
 /// acquired session, but for the central's users it notifies.
 struct AcquiredNotify {
     let id: UInt64
+    var reader: UInt64?
     var watch: DescriptorWatch?
+
+    /// Stops watching and reading; the reader closes the socket, which is
+    /// bluetoothd's StopNotify for it.
+    func close() {
+        watch?.cancel()
+        if let reader { NotifySocketReader.shared.remove(reader) }
+    }
 }
 
 extension Central {
@@ -67,31 +76,43 @@ extension Central {
             state.tree.characteristics[path]?.notifying = false
             return acquired
         }) {
-            acquired.watch?.cancel()
+            acquired.close()
             return
         }
         _ = try await call(path, GattCharacteristic1.interface, "StopNotify", deadline: deadline)
     }
 
-    /// Reads the socket on the bus connection's loop thread: no thread per
-    /// characteristic, and values reach subscribers in order with the
-    /// signals around them.
+    /// Hands the socket to the process's reader thread, and delivers what
+    /// it reads on the bus connection's loop thread: values reach
+    /// subscribers in the order they came, as the signal path's do, and a
+    /// busy loop leaves them queued rather than dropped by bluetoothd.
     private func adoptNotifySocket(_ fd: UnixFD, of path: ObjectPath) throws(BlueZError) {
+        guard let wake = NotifySocketReader.pipe() else {
+            Glibc.close(fd.rawValue)
+            throw BlueZError(.failed, "cannot read the notification socket: pipe failed (errno \(errno))")
+        }
+        guard let reader = NotifySocketReader.shared.add(fd: fd.rawValue, wake: wake.write) else {
+            for descriptor in [fd.rawValue, wake.read, wake.write] { Glibc.close(descriptor) }
+            throw BlueZError(.failed, "cannot read the notification socket: the reader thread has no control pipe")
+        }
         let (id, previous) = state.withLock { state -> (UInt64, AcquiredNotify?) in
             let id = state.makeID()
-            defer { state.acquiredNotify[path] = AcquiredNotify(id: id) }
+            defer { state.acquiredNotify[path] = AcquiredNotify(id: id, reader: reader) }
             return (id, state.acquiredNotify[path])
         }
-        previous?.watch?.cancel()
+        previous?.close()
         let watch: DescriptorWatch
         do {
-            watch = try connection.watch(fd) { [weak self] event, fd in
+            // The reader closes its end of `wake` once the socket is
+            // removed, which ends this watch with a hang-up.
+            watch = try connection.watch(UnixFD(wake.read)) { [weak self] event, wakeFD in
                 switch event {
-                case .readable: self?.readNotifySocket(fd, of: path)
+                case .readable: self?.deliverNotifySocket(reader, wakeFD, of: path)
                 case .hangup, .connectionClosed: Task { await self?.notifySocketEnded(path, id: id) }
                 }
             }
         } catch {
+            NotifySocketReader.shared.remove(reader)
             state.withLock { state in
                 if state.acquiredNotify[path]?.id == id { state.acquiredNotify[path] = nil }
             }
@@ -107,25 +128,27 @@ extension Central {
         if !kept { watch.cancel() }
     }
 
-    /// Every packet waiting on the socket, one value each, decided under
-    /// one lock and delivered after it, on the loop thread in the order the
-    /// packets came (as the signal path's values are).
-    private func readNotifySocket(_ fd: UnixFD, of path: ObjectPath) {
-        var values: [[UInt8]] = []
-        // An ATT value is at most 512 bytes. On the stack: this runs for
-        // every readable event of every acquired socket.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { buffer in
-            while true {
-                let count = recv(fd.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
-                guard count > 0 else { break }
-                values.append(Array(buffer[..<count]))
+    /// What the reader took from the socket, one value each packet, decided
+    /// under the central's lock and delivered after it, a bounded number a
+    /// wake-up (the loop returns to the bus between two). A socket that hung
+    /// up is removed once all it held is delivered; the watch's hang-up then
+    /// ends the subscription's socket (`notifySocketEnded`).
+    private func deliverNotifySocket(_ reader: UInt64, _ wakeFD: UnixFD, of path: ObjectPath) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+            while Glibc.read(wakeFD.rawValue, buffer.baseAddress, buffer.count) > 0 {}
+        }
+        let (values, more, hungUp) = NotifySocketReader.shared.take(reader, limit: Self.notifyValuesPerWakeup)
+        if !values.isEmpty {
+            update { state in
+                for value in values { deliver(value, of: path, in: &state) }
             }
         }
-        guard !values.isEmpty else { return }
-        update { state in
-            for value in values { deliver(value, of: path, in: &state) }
-        }
+        if more { NotifySocketReader.shared.wakeAgain(reader) }
+        if hungUp { NotifySocketReader.shared.remove(reader) }
     }
+
+    /// How many values one wake-up delivers before the loop polls again.
+    private static let notifyValuesPerWakeup = 1024
 
     /// The socket hung up: bluetoothd shut it down because the link dropped
     /// (it does so before it reports `Connected` false), because a client

@@ -153,7 +153,7 @@ extension Central {
             state.waiters = [:]
             return (effects, acquired)
         }
-        for socket in acquired { socket.watch?.cancel() }
+        for socket in acquired { socket.close() }
         perform(effects)
     }
 
