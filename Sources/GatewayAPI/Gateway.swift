@@ -33,9 +33,6 @@ public final class Gateway: Sendable {
     /// The standing subscriptions (`POST /v1/subscriptions`), which the
     /// core holds.
     var standing: StandingSubscriptions { core.standing }
-    /// Creates one standing subscription at a time, so that two identical
-    /// requests make one subscription.
-    let subscriptionCreation = AsyncSemaphore(slots: 1)
     /// What each client holds, against `configuration.quotas`.
     let quotas: QuotaLedger
     /// Feeds the central's events into `log` (see `start`).
@@ -77,7 +74,10 @@ public final class Gateway: Sendable {
         self.core = GatewayCore(
             central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
             defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout,
-            keptStore: store.map(StoredKeptDevices.init), keptQuota: KeptDeviceLedger(ledger: quotas))
+            keptStore: store.map(StoredKeptDevices.init),
+            keptQuota: LedgerQuota<AdapterDevice>(ledger: quotas, resource: .keptDevice),
+            subscriptionStore: store.map(StoredSubscriptions.init),
+            subscriptionQuota: LedgerQuota<Int64>(ledger: quotas, resource: .standingSubscription))
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)

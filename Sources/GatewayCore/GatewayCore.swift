@@ -25,13 +25,22 @@ public final class GatewayCore: Sendable {
     let keptStore: (any KeptDeviceStore)?
     /// How many devices each client may keep (nil: no limit).
     let keptQuota: (any KeptDeviceQuota)?
+    /// Where standing subscriptions are stored across restarts (nil:
+    /// nowhere; the core numbers them itself).
+    let subscriptionStore: (any StandingSubscriptionStore)?
+    /// How many standing subscriptions each client may hold (nil: no limit).
+    let subscriptionQuota: (any StandingSubscriptionQuota)?
+    /// Creates one standing subscription at a time, so that two identical
+    /// requests make one subscription.
+    let subscriptionCreation = AsyncSemaphore(slots: 1)
     /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
     let fleet = Mutex<(any FleetKeeping)?>(nil)
 
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
-        keptQuota: (any KeptDeviceQuota)? = nil
+        keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any StandingSubscriptionQuota)? = nil
     ) {
         self.central = central
         self.keeper = keeper
@@ -41,6 +50,8 @@ public final class GatewayCore: Sendable {
         self.maximumTimeout = maximumTimeout
         self.keptStore = keptStore
         self.keptQuota = keptQuota
+        self.subscriptionStore = subscriptionStore
+        self.subscriptionQuota = subscriptionQuota
     }
 
     /// Lets keep commands reach the fleet (the gateway joined one).
