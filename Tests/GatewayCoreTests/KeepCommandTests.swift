@@ -1,6 +1,7 @@
 import BlueZ
 import GatewayCore
 import JSONValue
+import PersistedState
 import Synchronization
 import Testing
 
@@ -21,6 +22,17 @@ import Testing
         func removeKept(_ key: AdapterDevice) async throws(StateStoreFailure) -> Bool {
             if let failure = failure.withLock({ $0 }) { throw failure }
             return records.withLock { $0.removeValue(forKey: key) != nil }
+        }
+
+        func keptDevices() async throws(StateStoreFailure) -> [KeptConnection] {
+            if let failure = failure.withLock({ $0 }) { throw failure }
+            return records.withLock { records in
+                records.map { key, record in
+                    KeptConnection(
+                        adapter: key.adapter, address: key.address.description, options: record.options.stored,
+                        owner: record.owner)
+                }
+            }
         }
     }
 
@@ -49,6 +61,11 @@ import Testing
         func release(_ key: AdapterDevice) {
             guard let owner = holders.withLock({ $0.removeValue(forKey: key) }) else { return }
             reserved.withLock { $0[owner, default: 0] -= 1 }
+        }
+        func restore(_ key: AdapterDevice, owner: String?) {
+            let owner = owner ?? "unrecorded"
+            holders.withLock { $0[key] = owner }
+            reserved.withLock { $0[owner, default: 0] += 1 }
         }
 
         func count(_ owner: String) -> Int { reserved.withLock { $0[owner, default: 0] } }

@@ -80,15 +80,4 @@ extension Gateway {
         if let reason = entry.lastReason { members.append(("last_reason", .string(reason))) }
         return .object(members)
     }
-
-    /// Starts holding the standing subscriptions the store holds (at start-up).
-    public func restoreSubscriptions() async throws(StoreError) -> Int {
-        guard let store else { return 0 }
-        let subscriptions = try await store.subscriptions()
-        for subscription in subscriptions {
-            standing.start(subscription)
-            quotas.restore(.standingSubscription, key: String(subscription.id), owner: ClientID(stored: subscription.owner))
-        }
-        return subscriptions.count
-    }
 }

@@ -23,10 +23,18 @@ struct StoredKeptDevices: KeptDeviceStore {
             throw StateStoreFailure(error)
         }
     }
+
+    func keptDevices() async throws(StateStoreFailure) -> [KeptConnection] {
+        do throws(StoreError) {
+            return try await store.keptConnections()
+        } catch {
+            throw StateStoreFailure(error)
+        }
+    }
 }
 
 extension StateStoreFailure {
-    init(_ error: StoreError) {
+    public init(_ error: StoreError) {
         self.init(message: error.message, diskFull: error.code == .diskFull)
     }
 }
