@@ -20,12 +20,9 @@ public final class Gateway: Sendable {
     /// The gateway-wide event sequence and replay buffer.
     let log: EventLog
     let streams = OpenStreams()
-    let pairingRequests: PairingRequests
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
-    let outcomeCounters = OutcomeCounters()
-    /// Notices pairings bluetoothd makes on its own.
-    let pairingWatch = PairingWatch()
+    let outcomeCounters: OutcomeCounters
     /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
     public let keeper: ConnectionKeeper
     /// The typed commands the routes and the MQTT bridge run.
@@ -67,9 +64,10 @@ public final class Gateway: Sendable {
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
         self.activityGauges = ActivityGauges()
-        self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
         let quotas = QuotaLedger(quotas: configuration.quotas)
+        let counters = OutcomeCounters()
+        self.outcomeCounters = counters
         self.quotas = quotas
         self.core = GatewayCore(
             central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
@@ -77,7 +75,9 @@ public final class Gateway: Sendable {
             keptStore: store.map(StoredKeptDevices.init),
             keptQuota: LedgerQuota<AdapterDevice>(ledger: quotas, resource: .keptDevice),
             subscriptionStore: store.map(StoredSubscriptions.init),
-            subscriptionQuota: LedgerQuota<Int64>(ledger: quotas, resource: .standingSubscription))
+            subscriptionQuota: LedgerQuota<Int64>(ledger: quotas, resource: .standingSubscription),
+            events: EventLogPublisher(log: log, counters: counters),
+            pairingRequestTimeout: configuration.pairingRequestTimeout)
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
@@ -91,7 +91,7 @@ public final class Gateway: Sendable {
         // notification streams.
         let handler = central.addEventHandler { [self] event in
             GatewayEvent(event).publish(to: log)
-            if let device = pairingWatch.newlyPaired(event) { publishPairedByBluetoothd(device) }
+            core.noticePairing(event)
         }
         eventHandler.withLock { $0 = handler }
         let changes = central.events(.links, bufferSize: 256)

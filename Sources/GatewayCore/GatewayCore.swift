@@ -33,6 +33,12 @@ public final class GatewayCore: Sendable {
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
+    /// Where the core's events go (nil: nowhere).
+    let events: (any CoreEventPublishing)?
+    /// The pairing agent's questions waiting for a client's answer.
+    public let pairingRequests: PairingRequests
+    /// Notices pairings bluetoothd makes on its own.
+    let pairingWatch = PairingWatch()
     /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
     let fleet = Mutex<(any FleetKeeping)?>(nil)
 
@@ -40,7 +46,8 @@ public final class GatewayCore: Sendable {
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
         keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-        subscriptionQuota: (any StandingSubscriptionQuota)? = nil
+        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil,
+        pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central
         self.keeper = keeper
@@ -52,6 +59,8 @@ public final class GatewayCore: Sendable {
         self.keptQuota = keptQuota
         self.subscriptionStore = subscriptionStore
         self.subscriptionQuota = subscriptionQuota
+        self.events = events
+        self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { [events] in events?.publish(.pairing($0)) }
     }
 
     /// Lets keep commands reach the fleet (the gateway joined one).

@@ -22,7 +22,8 @@ final class CoreHarness: Sendable {
 
     init(
         defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
-        subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil
+        subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
+        events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
@@ -36,7 +37,7 @@ final class CoreHarness: Sendable {
         core = GatewayCore(
             central: central, keeper: ConnectionKeeper(central: central), defaultAdapter: defaultAdapter,
             keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
-            subscriptionQuota: subscriptionQuota)
+            subscriptionQuota: subscriptionQuota, events: events)
     }
 
     func shutdown() async {
@@ -66,11 +67,11 @@ final class CoreHarness: Sendable {
 func withCoreHarness(
     defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
     subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
-    _ body: (CoreHarness) async throws -> Void
+    events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
 ) async throws {
     let harness = try await CoreHarness(
         defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
-        subscriptionQuota: subscriptionQuota)
+        subscriptionQuota: subscriptionQuota, events: events)
     do {
         try await body(harness)
     } catch {
