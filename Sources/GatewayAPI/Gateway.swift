@@ -36,7 +36,6 @@ public final class Gateway: Sendable {
     private let eventHandler = Mutex<UInt64?>(nil)
     /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
-    private let keeperPump = StreamTask()
     /// The peripheral role: applications and advertisements published through the API.
     public let peripheral: Peripheral
     /// The events of `GET /v1/peripheral/events`.
@@ -100,15 +99,7 @@ public final class Gateway: Sendable {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
             }
         }
-        let steps = keeper.events()
-        keeperPump.start { [log, outcomeCounters, keeper] in
-            for await step in steps {
-                // Every attempt is counted; a device that stays away is
-                // announced ever more rarely, so it cannot flood the log.
-                outcomeCounters.count(step)
-                if keeper.announces(step) { GatewayEvent(step).publish(to: log) }
-            }
-        }
+        core.start()
         peripheral.start()
         pumpPeripheralEvents()
     }
@@ -125,9 +116,7 @@ public final class Gateway: Sendable {
     /// Ends every open stream and stops following the central's events.
     public func stop() {
         // Kept devices stay connected for the next start.
-        keeper.stop()
-        standing.stop()
-        keeperPump.cancel()
+        core.stop()
         eventPump.cancel()
         if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
         streams.finishAll()

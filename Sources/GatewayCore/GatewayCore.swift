@@ -39,6 +39,8 @@ public final class GatewayCore: Sendable {
     public let pairingRequests: PairingRequests
     /// Notices pairings bluetoothd makes on its own.
     let pairingWatch = PairingWatch()
+    /// Publishes the keeper's steps (see `start`).
+    private let keeperPump = Mutex<Task<Void, Never>?>(nil)
     /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
     let fleet = Mutex<(any FleetKeeping)?>(nil)
 
@@ -61,6 +63,26 @@ public final class GatewayCore: Sendable {
         self.subscriptionQuota = subscriptionQuota
         self.events = events
         self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { [events] in events?.publish(.pairing($0)) }
+    }
+
+    /// Starts publishing the keeper's steps (`CoreEvent.keeping`).
+    public func start() {
+        let steps = keeper.events()
+        let pump = Task { [keeper, events] in
+            for await step in steps {
+                events?.publish(.keeping(step, announced: keeper.announces(step)))
+            }
+        }
+        keeperPump.withLock { $0 = pump }
+    }
+
+    /// Stops keeping devices (they stay connected for the next start),
+    /// holding standing subscriptions (they stay stored) and publishing
+    /// the keeper's steps.
+    public func stop() {
+        keeper.stop()
+        standing.stop()
+        keeperPump.withLock { $0.take() }?.cancel()
     }
 
     /// Lets keep commands reach the fleet (the gateway joined one).

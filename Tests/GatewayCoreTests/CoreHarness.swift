@@ -41,8 +41,7 @@ final class CoreHarness: Sendable {
     }
 
     func shutdown() async {
-        core.keeper.stop()
-        core.standing.stop()
+        core.stop()
         await central.stop()
         connection.close()
         await simulator.stop()

@@ -1,34 +1,21 @@
 import BlueZ
 import GatewayCore
-import Synchronization
 import Testing
 
 /// Pairing through the core, on the simulator: the outcome of each
 /// command, and the events it publishes.
 @Suite struct PairingCommandTests {
-    /// The core's events, in the order published.
-    final class RecordedEvents: CoreEventPublishing {
-        let events = Mutex<[PairingEvent]>([])
-
-        func publish(_ event: CoreEvent) {
-            guard case .pairing(let pairing) = event else { return }
-            events.withLock { $0.append(pairing) }
-        }
-
-        var all: [PairingEvent] { events.withLock { $0 } }
-    }
-
     @Test func aPairingIsPublishedAndAnUnpairingForgetsTheDevice() async throws {
         let recorded = RecordedEvents()
         try await withCoreHarness(events: recorded) { harness in
             let plug = try await harness.connected(CoreHarness.plug, adapter: "hci0")
             let device = try await harness.core.pair(PairCommand(device: plug, timeout: .seconds(20)))
             #expect(device.paired && device.address == plug.address)
-            guard case .succeeded(let published)? = recorded.all.last else { throw CoreHarnessError("\(recorded.all)") }
+            guard case .succeeded(let published)? = recorded.pairing.last else { throw CoreHarnessError("\(recorded.pairing)") }
             #expect(published.address == plug.address && published.paired)
 
             try await harness.core.unpair(UnpairCommand(device: plug))
-            guard case .unpaired(let adapter, let address)? = recorded.all.last else { throw CoreHarnessError("\(recorded.all)") }
+            guard case .unpaired(let adapter, let address)? = recorded.pairing.last else { throw CoreHarnessError("\(recorded.pairing)") }
             #expect(adapter == "hci0" && address == plug.address)
             #expect((try? harness.central.device(plug.address, adapter: "hci0")) == nil)
         }
@@ -43,8 +30,8 @@ import Testing
             }
             // Never heard: the central waits for it until the timeout.
             #expect(error?.code == .timeout)
-            guard case .failed(let adapter, let address, .bluez(let published))? = recorded.all.last else {
-                throw CoreHarnessError("\(recorded.all)")
+            guard case .failed(let adapter, let address, .bluez(let published))? = recorded.pairing.last else {
+                throw CoreHarnessError("\(recorded.pairing)")
             }
             #expect(adapter == "hci0" && address == stranger.address && published.code == .timeout)
         }
@@ -61,7 +48,7 @@ import Testing
                 guard case .notFound(let detail) = error else { throw CoreHarnessError("\(error)") }
                 #expect(detail == "no pairing request pr-1 is waiting for an answer")
             }
-            #expect(recorded.all.isEmpty)
+            #expect(recorded.pairing.isEmpty)
         }
     }
 
@@ -88,7 +75,7 @@ import Testing
             try harness.core.answerPairingRequest(AnswerPairingRequestCommand(id: pending.id, answer: .pinCode("0000")))
             #expect(await question.value == .pinCode("0000"))
             #expect(harness.core.pendingPairingRequests.isEmpty)
-            let kinds = recorded.all.map { event -> String in
+            let kinds = recorded.pairing.map { event -> String in
                 switch event {
                 case .requested(let asked): "requested \(asked.id)"
                 case .answered(let answered, let accepted): "answered \(answered.id) \(accepted)"
