@@ -12,10 +12,4 @@ public struct PendingPairingRequest: Sendable, Hashable {
     public let id: String
     public let request: PairingRequest
     public let expires: Date
-
-    public init(id: String, request: PairingRequest, expires: Date) {
-        self.id = id
-        self.request = request
-        self.expires = expires
-    }
 }

@@ -100,3 +100,14 @@ func bluezFailure(_ body: () async throws(GatewayCommandError) -> Void) async ->
     }
     return nil
 }
+
+/// The error `body` failed with; nil (and an issue) if it succeeded.
+func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> GatewayCommandError? {
+    do {
+        try await body()
+        Issue.record("the command succeeded")
+        return nil
+    } catch {
+        return error
+    }
+}

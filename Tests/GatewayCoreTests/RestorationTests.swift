@@ -44,8 +44,8 @@ import Testing
                     id: 12, adapter: "hci0", address: CoreHarness.plug, characteristic: .uuid(CoreHarness.relay), mode: .notify,
                     created: Date(), owner: nil)
             ])
-        let kept = KeepCommandTests.CountingQuota(limit: 0)
-        let subscriptions = SubscriptionCommandTests.CountingQuota(limit: 0)
+        let kept = PlaceCounter<AdapterDevice>(limit: 0)
+        let subscriptions = PlaceCounter<Int64>(limit: 0)
         try await withCoreHarness(
             keptStore: stored, keptQuota: kept, subscriptionStore: stored, subscriptionQuota: subscriptions
         ) { harness in

@@ -45,55 +45,14 @@ import Testing
         }
     }
 
-    /// At most `limit` places per owner: taken, named, given back and freed.
-    final class CountingQuota: StandingSubscriptionQuota {
-        let limit: Int
-        let reserved = Mutex<[String: Int]>([:])
-        let holders = Mutex<[Int64: String]>([:])
-
-        init(limit: Int) { self.limit = limit }
-
-        func reserve(for owner: String) throws(GatewayCommandError) -> QuotaPlace {
-            let taken = reserved.withLock { reserved -> Bool in
-                guard reserved[owner, default: 0] < limit else { return false }
-                reserved[owner, default: 0] += 1
-                return true
-            }
-            guard taken else { throw .limitReached(LimitReached(.client, detail: "\(owner) holds \(limit)")) }
-            return QuotaPlace(owner: owner)
-        }
-
-        func assign(_ place: QuotaPlace, to id: Int64) { holders.withLock { $0[id] = place.owner } }
-        func cancel(_ place: QuotaPlace) { reserved.withLock { $0[place.owner, default: 0] -= 1 } }
-        func release(_ id: Int64) {
-            guard let owner = holders.withLock({ $0.removeValue(forKey: id) }) else { return }
-            reserved.withLock { $0[owner, default: 0] -= 1 }
-        }
-        func restore(_ id: Int64, owner: String?) {
-            let owner = owner ?? "unrecorded"
-            holders.withLock { $0[id] = owner }
-            reserved.withLock { $0[owner, default: 0] += 1 }
-        }
-
-        func count(_ owner: String) -> Int { reserved.withLock { $0[owner, default: 0] } }
-    }
+    /// At most `limit` places per owner.
+    typealias CountingQuota = PlaceCounter<Int64>
 
     /// The plug's relay, on `adapter`.
     func relay(adapter: String? = "hci0", mode: StandingSubscription.Mode = .notify) throws -> CreateSubscriptionCommand {
         let device = try DeviceTarget(parsing: CoreHarness.plug, adapter: adapter)
         return CreateSubscriptionCommand(
             characteristic: try CharacteristicTarget(device: device, parsing: CoreHarness.relay, service: nil), mode: mode)
-    }
-
-    /// The error `body` failed with; nil (and an issue) if it succeeded.
-    func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> GatewayCommandError? {
-        do {
-            try await body()
-            Issue.record("the command succeeded")
-            return nil
-        } catch {
-            return error
-        }
     }
 
     @Test func aSubscriptionIsStoredCountedAndHeldOnceAndARemovalUndoesAll() async throws {
