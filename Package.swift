@@ -142,8 +142,8 @@ let package = Package(
         .executableTarget(
             name: "blegateway",
             dependencies: [
-                "GatewayAPI", "GatewayVersion", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT", "MQTTBridge",
-                "PersistedState", "CGnuTLS", "AsyncPrimitives",
+                "GatewayAPI", "GatewayCore", "GatewayVersion", "BlueZ", "BlueZSimulator", "HTTPServer", "DBus", "MQTT",
+                "MQTTBridge", "PersistedState", "CGnuTLS", "AsyncPrimitives",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

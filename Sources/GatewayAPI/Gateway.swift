@@ -20,12 +20,9 @@ public final class Gateway: Sendable {
     /// The gateway-wide event sequence and replay buffer.
     let log: EventLog
     let streams = OpenStreams()
-    let pairingRequests: PairingRequests
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
-    let outcomeCounters = OutcomeCounters()
-    /// Notices pairings bluetoothd makes on its own.
-    let pairingWatch = PairingWatch()
+    let outcomeCounters: OutcomeCounters
     /// Keeps the devices asked for (`PUT /v1/devices/{address}/keep`) connected.
     public let keeper: ConnectionKeeper
     /// The typed commands the routes and the MQTT bridge run.
@@ -33,16 +30,12 @@ public final class Gateway: Sendable {
     /// The standing subscriptions (`POST /v1/subscriptions`), which the
     /// core holds.
     var standing: StandingSubscriptions { core.standing }
-    /// Creates one standing subscription at a time, so that two identical
-    /// requests make one subscription.
-    let subscriptionCreation = AsyncSemaphore(slots: 1)
     /// What each client holds, against `configuration.quotas`.
     let quotas: QuotaLedger
     /// Feeds the central's events into `log` (see `start`).
     private let eventHandler = Mutex<UInt64?>(nil)
     /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
-    private let keeperPump = StreamTask()
     /// The peripheral role: applications and advertisements published through the API.
     public let peripheral: Peripheral
     /// The events of `GET /v1/peripheral/events`.
@@ -70,14 +63,20 @@ public final class Gateway: Sendable {
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
         self.activityGauges = ActivityGauges()
-        self.pairingRequests = PairingRequests(log: log, deadline: configuration.pairingRequestTimeout)
         self.keeper = ConnectionKeeper(central: central)
         let quotas = QuotaLedger(quotas: configuration.quotas)
+        let counters = OutcomeCounters()
+        self.outcomeCounters = counters
         self.quotas = quotas
         self.core = GatewayCore(
             central: central, keeper: keeper, defaultAdapter: configuration.defaultAdapter,
             defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout,
-            keptStore: store.map(StoredKeptDevices.init), keptQuota: KeptDeviceLedger(ledger: quotas))
+            keptStore: store.map(StoredKeptDevices.init),
+            keptQuota: LedgerQuota<AdapterDevice>(ledger: quotas, resource: .keptDevice),
+            subscriptionStore: store.map(StoredSubscriptions.init),
+            subscriptionQuota: LedgerQuota<Int64>(ledger: quotas, resource: .standingSubscription),
+            events: EventLogPublisher(log: log, counters: counters),
+            pairingRequestTimeout: configuration.pairingRequestTimeout)
         self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
@@ -91,7 +90,7 @@ public final class Gateway: Sendable {
         // notification streams.
         let handler = central.addEventHandler { [self] event in
             GatewayEvent(event).publish(to: log)
-            if let device = pairingWatch.newlyPaired(event) { publishPairedByBluetoothd(device) }
+            core.noticePairing(event)
         }
         eventHandler.withLock { $0 = handler }
         let changes = central.events(.links, bufferSize: 256)
@@ -100,15 +99,7 @@ public final class Gateway: Sendable {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
             }
         }
-        let steps = keeper.events()
-        keeperPump.start { [log, outcomeCounters, keeper] in
-            for await step in steps {
-                // Every attempt is counted; a device that stays away is
-                // announced ever more rarely, so it cannot flood the log.
-                outcomeCounters.count(step)
-                if keeper.announces(step) { GatewayEvent(step).publish(to: log) }
-            }
-        }
+        core.start()
         peripheral.start()
         pumpPeripheralEvents()
     }
@@ -125,9 +116,7 @@ public final class Gateway: Sendable {
     /// Ends every open stream and stops following the central's events.
     public func stop() {
         // Kept devices stay connected for the next start.
-        keeper.stop()
-        standing.stop()
-        keeperPump.cancel()
+        core.stop()
         eventPump.cancel()
         if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
         streams.finishAll()

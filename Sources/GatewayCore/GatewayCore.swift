@@ -25,13 +25,31 @@ public final class GatewayCore: Sendable {
     let keptStore: (any KeptDeviceStore)?
     /// How many devices each client may keep (nil: no limit).
     let keptQuota: (any KeptDeviceQuota)?
+    /// Where standing subscriptions are stored across restarts (nil:
+    /// nowhere; the core numbers them itself).
+    let subscriptionStore: (any StandingSubscriptionStore)?
+    /// How many standing subscriptions each client may hold (nil: no limit).
+    let subscriptionQuota: (any StandingSubscriptionQuota)?
+    /// Creates one standing subscription at a time, so that two identical
+    /// requests make one subscription.
+    let subscriptionCreation = AsyncSemaphore(slots: 1)
+    /// Where the core's events go (nil: nowhere).
+    let events: (any CoreEventPublishing)?
+    /// The pairing agent's questions waiting for a client's answer.
+    public let pairingRequests: PairingRequests
+    /// Notices pairings bluetoothd makes on its own.
+    let pairingWatch = PairingWatch()
+    /// Publishes the keeper's steps (see `start`).
+    private let keeperPump = Mutex<Task<Void, Never>?>(nil)
     /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
     let fleet = Mutex<(any FleetKeeping)?>(nil)
 
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
-        keptQuota: (any KeptDeviceQuota)? = nil
+        keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil,
+        pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central
         self.keeper = keeper
@@ -41,6 +59,30 @@ public final class GatewayCore: Sendable {
         self.maximumTimeout = maximumTimeout
         self.keptStore = keptStore
         self.keptQuota = keptQuota
+        self.subscriptionStore = subscriptionStore
+        self.subscriptionQuota = subscriptionQuota
+        self.events = events
+        self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { [events] in events?.publish(.pairing($0)) }
+    }
+
+    /// Starts publishing the keeper's steps (`CoreEvent.keeping`).
+    public func start() {
+        let steps = keeper.events()
+        let pump = Task { [keeper, events] in
+            for await step in steps {
+                events?.publish(.keeping(step, announced: keeper.announces(step)))
+            }
+        }
+        keeperPump.withLock { $0 = pump }
+    }
+
+    /// Stops keeping devices (they stay connected for the next start),
+    /// holding standing subscriptions (they stay stored) and publishing
+    /// the keeper's steps.
+    public func stop() {
+        keeper.stop()
+        standing.stop()
+        keeperPump.withLock { $0.take() }?.cancel()
     }
 
     /// Lets keep commands reach the fleet (the gateway joined one).

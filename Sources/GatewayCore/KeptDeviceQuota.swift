@@ -15,6 +15,9 @@ public protocol KeptDeviceQuota: Sendable {
     func cancel(_ place: QuotaPlace)
     /// The device is no longer kept: its place is freed (nothing if none).
     func release(_ key: AdapterDevice)
+    /// A device restored at start-up counts against its stored owner (nil:
+    /// recorded before owners were), whatever the limits.
+    func restore(_ key: AdapterDevice, owner: String?)
 }
 
 /// A place taken in a quota for a resource being created.

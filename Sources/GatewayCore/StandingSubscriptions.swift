@@ -11,8 +11,8 @@ import Synchronization
 /// BlueZ subscription (the central counts its consumers).
 ///
 /// It holds them, nothing more: storing them and counting them against the
-/// quotas is the door's (GatewayAPI's subscription routes), which starts
-/// and removes them here.
+/// quotas is the core's commands' (`GatewayCore.createSubscription`,
+/// `removeSubscription`, `restore`), which start and remove them here.
 public final class StandingSubscriptions: Sendable {
     /// One subscription and how holding it goes.
     public struct Entry: Sendable {

@@ -3,9 +3,11 @@ import HTTPServer
 import Testing
 
 @testable import GatewayAPI
+@testable import GatewayCore
 
-/// The questions of the agent as the API keeps them: published, answered
-/// once, expired or cancelled, each outcome an event.
+/// The questions of the agent as the core keeps them and the API publishes
+/// them: published, answered once, expired or cancelled, each outcome an
+/// event of the event log.
 @Suite struct PairingRequestsTests {
     static let device = BluetoothAddress(rawValue: 0xD073_D522_419C).unsafelyUnwrapped
 
@@ -19,11 +21,12 @@ import Testing
         let log = EventLog(capacity: 64)
         let writer = StreamWriter()
         log.subscribe(writer, id: log.makeSubscriberID(), filter: EventFilter())
-        return (PairingRequests(log: log, deadline: deadline), writer)
+        let publisher = EventLogPublisher(log: log, counters: OutcomeCounters())
+        return (PairingRequests(deadline: deadline) { publisher.publish(.pairing($0)) }, writer)
     }
 
     /// Waits (generously) for the question to be listed.
-    func pending(_ requests: PairingRequests) async throws -> PairingRequests.Pending {
+    func pending(_ requests: PairingRequests) async throws -> PendingPairingRequest {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let first = requests.all.first { return first }
@@ -38,10 +41,10 @@ import Testing
             await requests.handle(PairingRequest(adapter: "hci0", device: Self.device, kind: .passkey))
         }
         let pending = try await pending(requests)
-        #expect(throws: Problem.self) { try requests.answer(pending.id, with: .accept) }  // the wrong kind
+        #expect(throws: GatewayCommandError.self) { try requests.answer(pending.id, with: .accept) }  // the wrong kind
         try requests.answer(pending.id, with: .passkey(123_456))
         #expect(await question.value == .passkey(123_456))
-        #expect(throws: Problem.self) { try requests.answer(pending.id, with: .passkey(1)) }  // settled
+        #expect(throws: GatewayCommandError.self) { try requests.answer(pending.id, with: .passkey(1)) }  // settled
         #expect(requests.all.isEmpty)
         #expect(requests.takeRefusal(Self.device) == nil)
         #expect(events(writer) == ["pairing-request", "pairing-request-answered"])

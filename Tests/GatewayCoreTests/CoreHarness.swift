@@ -21,7 +21,9 @@ final class CoreHarness: Sendable {
     static let relay = "0000ff01-0000-1000-8000-00805f9b34fb"
 
     init(
-        defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil
+        defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
+        subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
+        events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
@@ -34,11 +36,12 @@ final class CoreHarness: Sendable {
         try await central.start()
         core = GatewayCore(
             central: central, keeper: ConnectionKeeper(central: central), defaultAdapter: defaultAdapter,
-            keptStore: keptStore, keptQuota: keptQuota)
+            keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
+            subscriptionQuota: subscriptionQuota, events: events)
     }
 
     func shutdown() async {
-        core.keeper.stop()
+        core.stop()
         await central.stop()
         connection.close()
         await simulator.stop()
@@ -62,9 +65,12 @@ final class CoreHarness: Sendable {
 /// Runs `body` with a harness, shut down after it whether it passes or throws.
 func withCoreHarness(
     defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
-    _ body: (CoreHarness) async throws -> Void
+    subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
+    events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
 ) async throws {
-    let harness = try await CoreHarness(defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota)
+    let harness = try await CoreHarness(
+        defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
+        subscriptionQuota: subscriptionQuota, events: events)
     do {
         try await body(harness)
     } catch {
@@ -93,4 +99,15 @@ func bluezFailure(_ body: () async throws(GatewayCommandError) -> Void) async ->
         return bluez
     }
     return nil
+}
+
+/// The error `body` failed with; nil (and an issue) if it succeeded.
+func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> GatewayCommandError? {
+    do {
+        try await body()
+        Issue.record("the command succeeded")
+        return nil
+    } catch {
+        return error
+    }
 }

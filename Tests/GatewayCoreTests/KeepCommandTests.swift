@@ -1,6 +1,7 @@
 import BlueZ
 import GatewayCore
 import JSONValue
+import PersistedState
 import Synchronization
 import Testing
 
@@ -22,37 +23,21 @@ import Testing
             if let failure = failure.withLock({ $0 }) { throw failure }
             return records.withLock { $0.removeValue(forKey: key) != nil }
         }
-    }
 
-    /// At most `limit` places per owner: taken, named, given back and freed.
-    final class CountingQuota: KeptDeviceQuota {
-        let limit: Int
-        let reserved = Mutex<[String: Int]>([:])
-        let holders = Mutex<[AdapterDevice: String]>([:])
-
-        init(limit: Int) { self.limit = limit }
-
-        func holds(_ key: AdapterDevice) -> Bool { holders.withLock { $0[key] != nil } }
-
-        func reserve(for owner: String) throws(GatewayCommandError) -> QuotaPlace {
-            let taken = reserved.withLock { reserved -> Bool in
-                guard reserved[owner, default: 0] < limit else { return false }
-                reserved[owner, default: 0] += 1
-                return true
+        func keptDevices() async throws(StateStoreFailure) -> [KeptConnection] {
+            if let failure = failure.withLock({ $0 }) { throw failure }
+            return records.withLock { records in
+                records.map { key, record in
+                    KeptConnection(
+                        adapter: key.adapter, address: key.address.description, options: record.options.stored,
+                        owner: record.owner)
+                }
             }
-            guard taken else { throw .limitReached(LimitReached(.client, detail: "\(owner) holds \(limit)")) }
-            return QuotaPlace(owner: owner)
         }
-
-        func assign(_ place: QuotaPlace, to key: AdapterDevice) { holders.withLock { $0[key] = place.owner } }
-        func cancel(_ place: QuotaPlace) { reserved.withLock { $0[place.owner, default: 0] -= 1 } }
-        func release(_ key: AdapterDevice) {
-            guard let owner = holders.withLock({ $0.removeValue(forKey: key) }) else { return }
-            reserved.withLock { $0[owner, default: 0] -= 1 }
-        }
-
-        func count(_ owner: String) -> Int { reserved.withLock { $0[owner, default: 0] } }
     }
+
+    /// At most `limit` places per owner.
+    typealias CountingQuota = PlaceCounter<AdapterDevice>
 
     /// The fleet's wishes, as a broker would retain them.
     final class WishList: FleetKeeping {
@@ -65,17 +50,6 @@ import Testing
     }
 
     let plug = try? DeviceTarget(parsing: CoreHarness.plug, adapter: "hci0")
-
-    /// The error `body` failed with; nil (and an issue) if it succeeded.
-    func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> GatewayCommandError? {
-        do {
-            try await body()
-            Issue.record("the command succeeded")
-            return nil
-        } catch {
-            return error
-        }
-    }
 
     @Test func aKeepIsStoredAndCountedThenKeptAndAnUnkeepUndoesAll() async throws {
         let store = MemoryStore()

@@ -64,23 +64,4 @@ extension Gateway {
     static func storeProblem(_ error: StoreError) -> Problem {
         Problem(GatewayCommandError.stateStore(StateStoreFailure(error)))
     }
-
-    /// Starts keeping the connections the store holds (at start-up).
-    public func restoreKeptConnections() async throws(StoreError) -> Int {
-        guard let store else { return 0 }
-        var restored = 0
-        for kept in try await store.keptConnections() {
-            guard let address = BluetoothAddress(kept.address) else {
-                logger.warning("the state store keeps a connection to '\(kept.address)', which is not an address: skipped")
-                continue
-            }
-            let options = KeptDeviceOptions(stored: kept.options)
-            keeper.keep(address, adapter: kept.adapter, maxAttempts: options.maxAttempts, label: options.label)
-            quotas.restore(
-                .keptDevice, key: AdapterDevice(adapter: kept.adapter, address: address).description,
-                owner: ClientID(stored: kept.owner))
-            restored += 1
-        }
-        return restored
-    }
 }

@@ -14,32 +14,16 @@ extension Gateway {
         "pairing-succeeded", "pairing-failed", "device-unpaired",
     ]
 
-    /// The handler of the gateway's `PairingAgent`: every question becomes
-    /// a `pairing-request` event that a client answers with
-    /// `POST /v1/pairing-requests/{id}`, or that is rejected after
-    /// `configuration.pairingRequestTimeout`.
-    public func answerPairing(_ request: PairingRequest) async -> PairingAnswer {
-        await pairingRequests.handle(request)
-    }
-
     func addPairingRoutes(to router: inout Router) {
         router.post("/v1/devices/{address}/pair") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout) ?? configuration.defaultTimeout
-            let device = try await pair(address, adapter: adapter, timeout: timeout)
-            return .json(ModelJSON.device(device, encoding: .hex))
+            let command = PairCommand(
+                device: try commandTarget(request), timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            return .json(ModelJSON.device(try await core.pair(command), encoding: .hex))
         }
         router.delete("/v1/devices/{address}/pair") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let device = try central.device(address, adapter: adapter)
-            // bluetoothd keeps no bond without its device object: removing
-            // the device is how a bond is forgotten (it comes back, unpaired,
-            // when it is heard again).
-            try await central.remove(address, adapter: adapter, timeout: timeout)
-            log.publish(
-                type: "device-unpaired", device: address.description,
-                json: Self.pairingEvent("device-unpaired", device.adapter, address, []))
+            let command = UnpairCommand(
+                device: try commandTarget(request), timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            try await core.unpair(command)
             return Response(status: .noContent)
         }
         router.patch("/v1/devices/{address}") { [self] request in
@@ -53,7 +37,7 @@ extension Gateway {
             return .json(ModelJSON.device(device, encoding: .hex))
         }
         router.get("/v1/pairing-requests") { [self] _ in
-            .json(.array(pairingRequests.all.map { PairingRequests.json($0) }))
+            .json(.array(core.pendingPairingRequests.map { PairingJSON.request($0) }))
         }
         router.post("/v1/pairing-requests/{id}") { [self] request in
             let id = request.pathParameter("id")
@@ -74,71 +58,9 @@ extension Gateway {
                     .invalidRequest, status: .badRequest,
                     detail: "answer with {\"passkey\": 123456}, {\"pin\": \"0000\"} or {\"confirm\": true|false}")
             }
-            try pairingRequests.answer(id, with: answer)
+            try core.answerPairingRequest(AnswerPairingRequestCommand(id: id, answer: answer))
             return Response(status: .noContent)
         }
-    }
-
-    /// Pairs, publishing the outcome (`pairing-succeeded`/`pairing-failed`);
-    /// a refusal after an unanswered question says so.
-    func pair(_ address: BluetoothAddress, adapter: String?, timeout: Duration) async throws(Problem) -> Device {
-        // Only this pairing's refusals explain its failure.
-        _ = pairingRequests.takeRefusal(address)
-        if let known = try? central.device(address, adapter: adapter) { pairingWatch.gatewayPairs(address, adapter: known.adapter) }
-        do {
-            let device = try await central.pair(address, adapter: adapter, timeout: timeout)
-            pairingWatch.gatewayPaired(device)
-            outcomeCounters.countPairing(succeeded: true)
-            log.publish(
-                type: "pairing-succeeded", device: address.description,
-                json: Self.pairingEvent(
-                    "pairing-succeeded", device.adapter, address,
-                    [("paired", .bool(device.paired)), ("bonded", .bool(device.bonded))]))
-            return device
-        } catch {
-            if let now = try? central.device(address, adapter: adapter) { pairingWatch.gatewayPaired(now) }
-            outcomeCounters.countPairing(succeeded: false)
-            var problem = Problem(error)
-            // bluetoothd reports the agent's "no" as the kernel does, as a
-            // failed authentication: the gateway knows better.
-            if [.pairingRejected, .authenticationFailed, .pairingCancelled].contains(error.code),
-                let refusal = pairingRequests.takeRefusal(address)
-            {
-                let detail =
-                    switch refusal {
-                    case .rejectedByClient: "the pairing request was rejected (POST /v1/pairing-requests/{id})"
-                    case .unanswered:
-                        "nobody answered the pairing request within \(pairingRequests.deadline) (POST /v1/pairing-requests/{id})"
-                    }
-                problem = Problem(.pairingRejected, status: .forbidden, detail: detail, dbusError: error.dbusName)
-            }
-            let adapterName = (try? central.device(address, adapter: adapter).adapter) ?? adapter ?? ""
-            var members: [(String, JSON)] = [("problem", .string(problem.type)), ("detail", .string(problem.detail))]
-            if let name = problem.dbusError { members.append(("dbus_error", .string(name))) }
-            let event = Self.pairingEvent("pairing-failed", adapterName, address, members)
-            log.publish(type: "pairing-failed", device: address.description, json: event)
-            throw problem
-        }
-    }
-
-    /// bluetoothd paired `device` on its own (see `PairingWatch`).
-    func publishPairedByBluetoothd(_ device: Device) {
-        outcomeCounters.countPairing(succeeded: true)
-        log.publish(
-            type: "pairing-succeeded", device: device.address.description,
-            json: Self.pairingEvent(
-                "pairing-succeeded", device.adapter, device.address,
-                [("paired", .bool(device.paired)), ("bonded", .bool(device.bonded))]))
-    }
-
-    static func pairingEvent(_ type: String, _ adapter: String, _ address: BluetoothAddress, _ extra: [(String, JSON)])
-        -> JSON
-    {
-        .object(
-            [
-                ("type", .string(type)), ("timestamp", ModelJSON.timestamp(Date())), ("adapter", .string(adapter)),
-                ("address", .string(address.description)),
-            ] + extra)
     }
 
     /// Runs a GATT operation; with `?pair=auto`, an operation refused for
@@ -161,7 +83,7 @@ extension Gateway {
             first = .failure(error)
         }
         guard auto, case .failure(.bluez(let error)) = first, error.code == .notPaired else { return try first.get() }
-        _ = try await pair(device.address, adapter: device.adapter, timeout: timeout ?? configuration.defaultTimeout)
+        _ = try await core.pair(PairCommand(device: device, timeout: timeout))
         return try await operation()
     }
 }

@@ -23,50 +23,23 @@ extension Gateway {
             guard let mode = StandingSubscription.Mode(rawValue: modeText) else {
                 throw Problem.invalidParameter("mode", "must be notify or indicate, not '\(modeText)'")
             }
-            if let adapter = try body["adapter"].string() { try Request.checkAdapterName(adapter, parameter: "adapter") }
-            let adapter = try keepAdapter(try body["adapter"].string() ?? configuration.defaultAdapter)
-            let characteristic: StandingSubscription.Characteristic
-            let serviceText: String?
-            switch selector {
-            case .handle(let handle):
-                characteristic = .handle(handle)
-                serviceText = nil
-            case .uuid(let uuid, let service):
-                characteristic = .uuid(uuid.description)
-                serviceText = service?.description
+            let adapter = try body["adapter"].string().map { (name) throws(Problem) in
+                try Request.checkAdapterName(name, parameter: "adapter")
+                return name
             }
-            let client = client(request)
-            var subscription = StandingSubscription(
-                id: 0, adapter: adapter, address: address.description, service: serviceText,
-                characteristic: characteristic, mode: mode, created: .now, owner: client.rawValue)
-            try await subscriptionCreation.acquire()
-            defer { subscriptionCreation.release() }
-            if let existing = standing.entry(identicalTo: subscription) {
+            let command = CreateSubscriptionCommand(
+                characteristic: CharacteristicTarget(device: DeviceTarget(address: address, adapter: adapter), selector: selector),
+                mode: mode)
+            switch try await core.createSubscription(command, owner: client(request).rawValue) {
+            case .existing(let existing):
                 var response = Response.json(Self.subscriptionJSON(existing))
                 response.headers["Content-Location"] = "/v1/subscriptions/\(existing.subscription.id)"
                 return response
+            case .created(let subscription, let entry):
+                var response = Response.json(entry.map(Self.subscriptionJSON) ?? .null, status: .created)
+                response.headers["Location"] = "/v1/subscriptions/\(subscription.id)"
+                return response
             }
-            let slot = try quotas.reserve(.standingSubscription, for: client)
-            if let store {
-                do throws(StoreError) {
-                    subscription = try await store.addSubscription(
-                        adapter: adapter, address: address.description, service: serviceText,
-                        characteristic: characteristic, mode: mode, owner: client.rawValue)
-                } catch {
-                    quotas.cancel(slot)
-                    throw Self.storeProblem(error)
-                }
-            } else {
-                subscription = StandingSubscription(
-                    id: standing.makeLocalID(), adapter: adapter, address: address.description, service: serviceText,
-                    characteristic: characteristic, mode: mode, created: .now, owner: client.rawValue)
-            }
-            quotas.assign(slot, key: String(subscription.id))
-            standing.start(subscription)
-            let entry = standing.entry(subscription.id)
-            var response = Response.json(entry.map(Self.subscriptionJSON) ?? .null, status: .created)
-            response.headers["Location"] = "/v1/subscriptions/\(subscription.id)"
-            return response
         }
         router.get("/v1/subscriptions") { [self] _ in
             .json(.array(standing.entries.map(Self.subscriptionJSON)))
@@ -80,19 +53,7 @@ extension Gateway {
         }
         router.delete("/v1/subscriptions/{id}") { [self] request in
             let id = try subscriptionID(request)
-            var removed = false
-            if let store {
-                do throws(StoreError) {
-                    removed = try await store.removeSubscription(id: id)
-                } catch {
-                    throw Self.storeProblem(error)
-                }
-            }
-            if standing.remove(id) { removed = true }
-            quotas.release(.standingSubscription, key: String(id))
-            guard removed else {
-                throw Problem(.notFound, status: .notFound, detail: "there is no standing subscription \(id)")
-            }
+            try await core.removeSubscription(RemoveSubscriptionCommand(id: id))
             return Response(status: .noContent)
         }
     }
@@ -118,16 +79,5 @@ extension Gateway {
         members += [("mode", .string(subscription.mode.rawValue)), ("status", .string(entry.status.rawValue))]
         if let reason = entry.lastReason { members.append(("last_reason", .string(reason))) }
         return .object(members)
-    }
-
-    /// Starts holding the standing subscriptions the store holds (at start-up).
-    public func restoreSubscriptions() async throws(StoreError) -> Int {
-        guard let store else { return 0 }
-        let subscriptions = try await store.subscriptions()
-        for subscription in subscriptions {
-            standing.start(subscription)
-            quotas.restore(.standingSubscription, key: String(subscription.id), owner: ClientID(stored: subscription.owner))
-        }
-        return subscriptions.count
     }
 }

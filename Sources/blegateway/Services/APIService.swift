@@ -1,5 +1,6 @@
 import BlueZ
 import GatewayAPI
+import GatewayCore
 import Logging
 import PersistedState
 import ServiceLifecycle
@@ -39,13 +40,24 @@ struct APIService: GatewayService {
     }
 
     /// What the store kept from the last run: kept devices, standing
-    /// subscriptions and the peripheral role.
-    private func restore(_ gateway: Gateway) async throws(StoreError) {
-        let restored = try await gateway.restoreKeptConnections()
-        if restored > 0 { logger.info("keeping \(restored) device(s) connected, as before the restart") }
-        let subscriptions = try await gateway.restoreSubscriptions()
-        if subscriptions > 0 { logger.info("holding \(subscriptions) standing subscription(s), as before the restart") }
-        let published = try await gateway.restorePeripheral()
+    /// subscriptions (the core's) and the peripheral role.
+    private func restore(_ gateway: Gateway) async throws(StateStoreFailure) {
+        let restored = try await gateway.core.restore()
+        for address in restored.unreadableAddresses {
+            logger.warning("the state store keeps a connection to '\(address)', which is not an address: skipped")
+        }
+        if restored.keptDevices > 0 {
+            logger.info("keeping \(restored.keptDevices) device(s) connected, as before the restart")
+        }
+        if restored.subscriptions > 0 {
+            logger.info("holding \(restored.subscriptions) standing subscription(s), as before the restart")
+        }
+        let published: (applications: Int, advertisements: Int)
+        do throws(StoreError) {
+            published = try await gateway.restorePeripheral()
+        } catch {
+            throw StateStoreFailure(error)
+        }
         if published.applications + published.advertisements > 0 {
             logger.info(
                 "publishing \(published.applications) application(s) and \(published.advertisements) advertisement(s), as before the restart")

@@ -22,7 +22,7 @@ struct AgentService: GatewayService {
         }
         let agent = PairingAgent(
             central: central, configuration: configuration,
-            handler: { [gateway] request in await gateway.answerPairing(request) })
+            handler: { [core = gateway.core] request in await core.answerAgent(request) })
         do {
             try await agent.start()
         } catch {

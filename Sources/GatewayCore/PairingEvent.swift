@@ -1,0 +1,21 @@
+import BlueZ
+
+/// What happens in pairing, as the core publishes it (GatewayAPI writes
+/// each as an event of `GET /v1/events`).
+public enum PairingEvent: Sendable {
+    /// The agent asks a question, or shows a passkey or PIN (a
+    /// display-only one, which needs no answer).
+    case requested(PendingPairingRequest)
+    /// A client answered the question: yes (or a passkey, a PIN), or no.
+    case answered(PendingPairingRequest, accepted: Bool)
+    /// Nobody answered within the deadline: the agent said no.
+    case expired(PendingPairingRequest)
+    /// bluetoothd withdrew the question (`Cancel`).
+    case cancelled(PendingPairingRequest)
+    /// The device is paired: by the gateway, or by bluetoothd on its own.
+    case succeeded(Device)
+    /// The gateway's pairing of the device failed, and why.
+    case failed(adapter: String, address: BluetoothAddress, error: GatewayCommandError)
+    /// The device's bond was forgotten (the device removed).
+    case unpaired(adapter: String, address: BluetoothAddress)
+}
