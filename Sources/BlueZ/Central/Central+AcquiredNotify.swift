@@ -158,14 +158,17 @@ extension Central {
     /// on the StartNotify path; if the link is up the subscription is
     /// started again, and if bluetoothd is gone the rebuild restores it.
     func notifySocketEnded(_ path: ObjectPath, id: UInt64) async {
-        let devicePath = state.withLock { state -> ObjectPath? in
-            guard state.acquiredNotify[path]?.id == id else { return nil }
-            state.acquiredNotify[path] = nil
+        let (ended, devicePath) = state.withLock { state -> (AcquiredNotify?, ObjectPath?) in
+            guard state.acquiredNotify[path]?.id == id else { return (nil, nil) }
+            let ended = state.acquiredNotify.removeValue(forKey: path)
             state.tree.characteristics[path]?.notifying = false
-            guard state.subscriptions[path] != nil else { return nil }
+            guard state.subscriptions[path] != nil else { return (ended, nil) }
             state.subscriptions[path]?.notifying = false
-            return state.subscriptions[path]?.devicePath
+            return (ended, state.subscriptions[path]?.devicePath)
         }
+        // The watch ended with the bus connection, not with the socket: the
+        // reader still holds it until it is told.
+        ended?.close()
         guard let devicePath else { return }
         let reply = try? await call(
             devicePath, ObjectManager.properties, "Get", [.string(Device1.interface.rawValue), .string("Connected")],
