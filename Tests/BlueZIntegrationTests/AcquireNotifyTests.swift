@@ -78,6 +78,46 @@ import Testing
         await harness.shutdown()
     }
 
+    /// The thread that delivers is held up (a consumer on it that takes its
+    /// time, as a busy machine would) while far more values come than
+    /// bluetoothd's socket holds (about 278; it drops the rest): the
+    /// reader thread keeps taking them off the socket, and every one
+    /// arrives, in order, once the delivering thread is back.
+    @Test func valuesWaitWhileTheDeliveringThreadIsHeldUp() async throws {
+        let harness = try await connectedHarness()
+        let received = Recorded<[[UInt8]]>([])
+        let allSent = Recorded(false)
+        let lease = try await harness.central.subscribe(
+            to: .uuid(Self.echo), of: Self.target,
+            sink: NotificationSink(
+                receive: { event in
+                    guard case .value(let value) = event else { return }
+                    let first = received.value.withLock { values in
+                        values.append(value.value)
+                        return values.count == 1
+                    }
+                    // On the delivering thread: nothing else is delivered
+                    // until every value has been sent.
+                    let deadline = ContinuousClock.now + .seconds(60)
+                    while first, !allSent.value.withLock({ $0 }), ContinuousClock.now < deadline { usleep(1_000) }
+                },
+                ended: { _ in }))
+        let simulator = try #require(Self.simulated)
+        let sent: [[UInt8]] = (0..<1_000).map { (index: Int) -> [UInt8] in [UInt8(index >> 8), UInt8(index & 0xff)] }
+        for (index, value) in sent.enumerated() {
+            try await harness.simulator.setValue(value, characteristic: GATTUUID(short: 0xfa01), of: simulator)
+            // Paced, as a link delivers them: the reader, not a burst, is
+            // what is tested.
+            if index % 50 == 49 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        allSent.value.withLock { $0 = true }
+        #expect(await eventually(.seconds(30)) { received.value.withLock { $0.count } >= sent.count })
+        let values = received.value.withLock { $0 }
+        #expect(values == sent, "\(values.count) of \(sent.count) values, the last \(values.last ?? [])")
+        lease.cancel()
+        await harness.shutdown()
+    }
+
     /// The last consumer leaving closes the socket, which is StopNotify
     /// for bluetoothd: NotifyAcquired turns false and others may subscribe.
     @Test func closingTheSocketEndsTheSubscription() async throws {

@@ -22,12 +22,13 @@ final class NotifySocketReader: Sendable {
     static let shared = NotifySocketReader()
 
     /// At most this many packets wait for the loop per socket; beyond, the
-    /// newest are dropped (and counted), as the socket would drop them.
+    /// newest are dropped, as the socket would drop them.
     static let queueLimit = 65_536
 
     /// How long the reader waits before reading sockets that held more
-    /// than one value: 278 values take 9 ms at 30,000 a second.
-    static let batchPause = 500_000
+    /// than one value again (bluetoothd's socket fills in 9 ms at 30,000
+    /// values a second).
+    static let batchPauseNanoseconds = 500_000
 
     private struct Socket {
         let fd: Int32
@@ -38,7 +39,6 @@ final class NotifySocketReader: Sendable {
         var hungUp = false
         /// Removed by its owner: the reader closes `fd` and `wake`.
         var removed = false
-        var dropped = 0
     }
 
     private struct State {
@@ -199,9 +199,7 @@ final class NotifySocketReader: Sendable {
                 }
                 let wake = state.withLock { state -> Int32? in
                     guard var socket = state.sockets[id], !socket.removed else { return nil }
-                    let room = max(0, Self.queueLimit - socket.packets.count)
-                    socket.dropped += max(0, packets.count - room)
-                    socket.packets += packets.prefix(room)
+                    socket.packets += packets.prefix(max(0, Self.queueLimit - socket.packets.count))
                     socket.hungUp = socket.hungUp || ended
                     state.sockets[id] = socket
                     return socket.wake
@@ -217,7 +215,7 @@ final class NotifySocketReader: Sendable {
             // reader and the loop a wake-up per batch rather than per value
             // (a lone value, the usual case, is read the moment it comes).
             if busiest > 1 {
-                var pause = timespec(tv_sec: 0, tv_nsec: Self.batchPause)
+                var pause = timespec(tv_sec: 0, tv_nsec: Self.batchPauseNanoseconds)
                 nanosleep(&pause, nil)
             }
         }
