@@ -55,6 +55,8 @@ class DerivedEntry: @unchecked Sendable {
     init(keyType: ObjectIdentifier) { self.keyType = keyType }
 }
 
+/// `@unchecked Sendable` as its superclass: `key` and `value` are
+/// immutable and Sendable (`DerivedKey` and its `Value` require it).
 @usableFromInline
 final class TypedDerivedEntry<Key: DerivedKey>: DerivedEntry, @unchecked Sendable {
     @usableFromInline let key: Key

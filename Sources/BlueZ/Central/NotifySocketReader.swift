@@ -39,6 +39,25 @@ final class NotifySocketReader: Sendable {
         var hungUp = false
         /// Removed by its owner: the reader closes `fd` and `wake`.
         var removed = false
+
+        // Both change the queue in place (through the dictionary's
+        // subscript): a copy of the socket would copy its whole backlog.
+
+        /// Adds what was read, up to the limit.
+        mutating func queue(_ read: [[UInt8]], hungUp ended: Bool) {
+            packets += read.prefix(max(0, NotifySocketReader.queueLimit - packets.count))
+            if ended { hungUp = true }
+        }
+
+        /// The first `limit` packets, taken off the queue.
+        mutating func take(limit: Int) -> [[UInt8]] {
+            guard packets.count > limit else {
+                defer { packets = [] }
+                return packets
+            }
+            defer { packets.removeFirst(limit) }
+            return Array(packets[..<limit])
+        }
     }
 
     private struct State {
@@ -101,16 +120,9 @@ final class NotifySocketReader: Sendable {
     /// whether the socket hung up with nothing left to take after them.
     func take(_ id: UInt64, limit: Int) -> (packets: [[UInt8]], more: Bool, hungUp: Bool) {
         state.withLock { state in
-            guard var socket = state.sockets[id], !socket.removed else { return ([], false, false) }
-            let packets: [[UInt8]]
-            if socket.packets.count <= limit {
-                packets = socket.packets
-                socket.packets = []
-            } else {
-                packets = Array(socket.packets[..<limit])
-                socket.packets.removeFirst(limit)
-            }
-            state.sockets[id] = socket
+            guard state.sockets[id]?.removed == false,
+                let packets = state.sockets[id]?.take(limit: limit), let socket = state.sockets[id]
+            else { return ([], false, false) }
             return (packets, !socket.packets.isEmpty, socket.hungUp && socket.packets.isEmpty)
         }
     }
@@ -198,11 +210,9 @@ final class NotifySocketReader: Sendable {
                     break
                 }
                 let wake = state.withLock { state -> Int32? in
-                    guard var socket = state.sockets[id], !socket.removed else { return nil }
-                    socket.packets += packets.prefix(max(0, Self.queueLimit - socket.packets.count))
-                    socket.hungUp = socket.hungUp || ended
-                    state.sockets[id] = socket
-                    return socket.wake
+                    guard state.sockets[id]?.removed == false else { return nil }
+                    state.sockets[id]?.queue(packets, hungUp: ended)
+                    return state.sockets[id]?.wake
                 }
                 if let wake {
                     var byte: UInt8 = 1
