@@ -1,6 +1,7 @@
 import DBus
 import TestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct CallTests {
@@ -188,5 +189,53 @@ import Testing
         }
         #expect(results.count == 1_000)
         #expect(results.sorted() == (0..<1_000).map { UInt32($0 % 7) }.sorted())
+    }
+}
+
+/// Calls a peer sends before its reply are handled before the caller sees
+/// the reply, in the order they came (bluetoothd releases a refused monitor
+/// before it answers RegisterMonitor; a central's writes come in order).
+@Suite struct IncomingCallOrderTests {
+    @Test func callsSentBeforeAReplyAreHandledBeforeItInOrder() async throws {
+        let bus = try TestBus()
+        let server = try await bus.connect()
+        let client = try await bus.connect()
+        defer { client.close(); server.close() }
+        let noted = Mutex<[UInt32]>([])
+        try client.objects.add(
+            ExportedInterface(
+                "org.example.Notes",
+                methods: [
+                    .init("Note", inputs: [.init("index", .uint32)]) { call in
+                        noted.withLock { $0.append(call.arguments.first?.uint32 ?? .max) }
+                        return []
+                    }
+                ]),
+            at: "/org/example/notes")
+        let count: UInt32 = 500
+        try server.objects.add(
+            ExportedInterface(
+                "org.example.Burst",
+                methods: [
+                    .init("Burst") { call in
+                        guard let caller = call.sender else { throw DBusError(.failed, "no sender") }
+                        for index in 0..<count {
+                            var note = Message.methodCall(
+                                destination: caller, path: "/org/example/notes", interface: "org.example.Notes",
+                                member: "Note", body: [.uint32(index)])
+                            note.noReplyExpected = true
+                            try server.send(note)
+                        }
+                        return []
+                    }
+                ]),
+            at: "/org/example/burst")
+        for round in 0..<5 {
+            noted.withLock { $0.removeAll() }
+            _ = try await client.call(
+                destination: server.uniqueName, path: "/org/example/burst", interface: "org.example.Burst",
+                method: "Burst")
+            #expect(noted.withLock { $0 } == Array(0..<count), "round \(round)")
+        }
     }
 }

@@ -29,7 +29,9 @@ public struct ExportedInterface: Sendable {
 
     /// Answers a method call with the reply's arguments, or throws a
     /// `DBusError` that becomes the error reply. Handlers run in their own
-    /// task, so they may await; replies may complete in any order.
+    /// task, so they may await; replies may complete in any order. A handler
+    /// begins on the connection's loop thread, in the order the calls came,
+    /// and must not block before its first `await`.
     public typealias MethodHandler = @Sendable (MethodCall) async throws -> [Value]
 
     public struct Method: Sendable {

@@ -1,7 +1,11 @@
 extension ObjectServer {
     /// Answers one incoming method call (on the loop thread). The standard
     /// interfaces are answered at once; exported methods and property
-    /// setters run in a task of their own and reply when they finish.
+    /// setters run in a task of their own and reply when they finish. That
+    /// task starts at once on the loop thread and runs there until it first
+    /// suspends, so handlers begin in the order the calls came, and before
+    /// any message that came after them (a reply the caller awaits, the next
+    /// write of a central): tasks merely enqueued could begin in any order.
     func handle(_ message: Message) {
         guard let path = message.path, let member = message.member else { return }
         let reply = Replier(server: self, call: message)
@@ -31,7 +35,7 @@ extension ObjectServer {
                     path: path, interface: interface.name, member: member, sender: message.sender,
                     arguments: message.body)
                 let expected = method.outputSignature
-                Task {
+                Task.immediate {
                     do {
                         let values = try await method.handler(call)
                         guard values.signature == expected else {
@@ -114,7 +118,7 @@ extension ObjectServer {
                     reply.fail(DBusError(.invalidArgs, "Property '\(name)' is \(property.type), not \(value.type)"))
                     return
                 }
-                Task {
+                Task.immediate {
                     do {
                         try await property.setter?(path, value)
                         try update([name: value], of: interface, at: path)
