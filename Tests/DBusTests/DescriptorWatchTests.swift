@@ -166,13 +166,3 @@ import Testing
         #expect(peerHungUp(ours))
     }
 }
-
-/// Polls `condition` until it holds or 10 s pass.
-private func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

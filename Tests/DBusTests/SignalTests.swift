@@ -1,4 +1,5 @@
-import DBus
+@testable import DBus
+import Synchronization
 import TestSupport
 import Testing
 
@@ -166,18 +167,27 @@ import Testing
         let bus = try TestBus()
         // Warm up whatever the runtime allocates once.
         try await bus.connect().close()
-        let before = processResources()
+        let threadsBefore = dbusLoopThreads()
+        // This test's own descriptors, not a count of the process's: suites
+        // running in parallel open and close their own. The bus sockets by
+        // inode; each wake-up eventfd is closed when its loop is freed.
+        var sockets: Set<String> = []
+        let loops = Mutex<[Weak<EventLoop>]>([])
         for _ in 0..<20 {
             let connection = try await bus.connect()
             _ = try await connection.signals(matching: Self.tick)
             _ = try await connection.call(
                 destination: .bus, path: "/org/freedesktop/DBus", interface: .bus, method: "GetId")
+            sockets.formUnion(connection.loop.ownDescriptors.compactMap(descriptorIdentity))
+            loops.withLock { $0.append(Weak(connection.loop)) }
             connection.close()
         }
-        let after = processResources()
-        #expect(after.fds <= before.fds)
+        #expect(sockets.count == 20)
+        #expect(sockets.isDisjoint(with: openDescriptorIdentities()), "still open: \(sockets.intersection(openDescriptorIdentities()))")
+        #expect(await eventually { loops.withLock { $0.allSatisfy { $0.object == nil } } }, "a closed connection's loop (and its eventfd) is still held")
+        let threadsAfter = dbusLoopThreads()
         // Other tests run in parallel and open connections of their own, so
         // allow for a few loop threads; 20 leaked ones would be far more.
-        #expect(after.threads < before.threads + 10, "dbus-loop threads: \(before.threads) -> \(after.threads)")
+        #expect(threadsAfter < threadsBefore + 10, "dbus-loop threads: \(threadsBefore) -> \(threadsAfter)")
     }
 }

@@ -62,6 +62,9 @@ final class EventLoop: @unchecked Sendable {
     private let inbox = Mutex(Inbox())
     private let dropped = Atomic(false)
     private let wakeFD: Int32
+    /// The bus socket's descriptor, once connected (-1 before); with
+    /// `wakeFD`, what the connection holds open (tests check both close).
+    private let socketFD = Atomic<Int32>(-1)
     private var thread: pthread_t?
 
     /// What only the loop thread touches.
@@ -165,6 +168,13 @@ final class EventLoop: @unchecked Sendable {
     }
 
     var isClosed: Bool { inbox.withLock { $0.closed } }
+
+    /// The descriptors the connection holds: its wake-up eventfd and, once
+    /// connected, the bus socket.
+    var ownDescriptors: [Int32] {
+        let socket = socketFD.load(ordering: .acquiring)
+        return socket >= 0 ? [wakeFD, socket] : [wakeFD]
+    }
 
     /// Whether the bus ended the connection (libdbus delivered
     /// `org.freedesktop.DBus.Local.Disconnected`), as opposed to `shutdown`.
@@ -277,6 +287,8 @@ final class EventLoop: @unchecked Sendable {
         connection = opened
         dbus_connection_set_exit_on_disconnect(opened, 0)
         passesUnixFDs.store(dbus_connection_can_send_type(opened, CDBUS_TYPE_UNIX_FD) != 0, ordering: .releasing)
+        var socket: Int32 = -1
+        if dbus_connection_get_socket(opened, &socket) != 0 { socketFD.store(socket, ordering: .releasing) }
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_set_watch_functions(
