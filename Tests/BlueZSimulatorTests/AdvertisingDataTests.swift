@@ -9,7 +9,7 @@ import Testing
 
     @Test func experimentalServesTheRawADStructures() async throws {
         let harness = try await SimulatorHarness(
-            TestScenarios.everything, options: SimulatorOptions(experimental: true, temporaryTimeout: 300))
+            TestScenarios.everything, options: SimulatorOptions(experimental: true, temporaryTimeout: 3000))
         defer { Task { await harness.close() } }
         try await harness.startDiscovery()
         let path = try ObjectPath(Self.eddystonePath)

@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func monitorsAreActivatedOrReleasedAndFindMatchingDevicesWithoutDiscovery() async throws {
-        let harness = try await SimulatorHarness(options: SimulatorOptions(experimental: true, temporaryTimeout: 300))
+        let harness = try await SimulatorHarness(options: SimulatorOptions(experimental: true, temporaryTimeout: 3000))
         defer { Task { await harness.close() } }
         #expect(try await harness.property(adapter, manager.rawValue, "SupportedMonitorTypes")?.strings == ["or_patterns"])
         #expect(try await harness.property(adapter, manager.rawValue, "SupportedFeatures")?.strings == [])
