@@ -53,7 +53,11 @@ extension GatewayCore {
         }
         if let place { subscriptionQuota?.assign(place, to: subscription.id) }
         standing.start(subscription)
-        return .created(subscription, standing.entry(subscription.id))
+        let entry =
+            standing.entry(subscription.id)
+            ?? StandingSubscriptions.Entry(
+                subscription: subscription, lastReason: "the gateway is stopping; it is held again when it starts")
+        return .created(subscription, entry)
     }
 
     /// Stops holding the subscription and forgets it (removed from the

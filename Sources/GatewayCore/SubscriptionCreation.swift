@@ -6,7 +6,8 @@ public enum SubscriptionCreation: Sendable {
     /// service and mode, whoever made it) was held already: that one, and
     /// nothing was created.
     case existing(StandingSubscriptions.Entry)
-    /// Stored, counted and held; the entry is nil only when the core was
-    /// stopping and holds nothing more.
-    case created(StandingSubscription, StandingSubscriptions.Entry?)
+    /// Stored, counted and held. A core that was stopping holds nothing
+    /// more: the entry then waits, saying so, and the stored subscription is
+    /// held again at the next start.
+    case created(StandingSubscription, StandingSubscriptions.Entry)
 }

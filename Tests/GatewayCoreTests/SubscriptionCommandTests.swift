@@ -63,7 +63,7 @@ import Testing
             guard case .created(let subscription, let entry) = created else { throw CoreHarnessError("\(created)") }
             #expect(subscription.id == 1 && subscription.owner == "alice" && subscription.adapter == "hci0")
             #expect(subscription.characteristic == .uuid(CoreHarness.relay) && subscription.service == nil)
-            #expect(entry?.subscription == subscription)
+            #expect(entry.subscription == subscription)
             #expect(store.records.withLock { $0[1] } == subscription)
             #expect(quota.count("alice") == 1)
             #expect(harness.core.standing.entries.map(\.subscription.id) == [1])
@@ -108,6 +108,19 @@ import Testing
             #expect(why.diskFull && why.message == "the disk is full")
             #expect(harness.core.standing.entries.isEmpty)
             #expect(quota.count("bob") == 0)
+        }
+    }
+
+    @Test func aSubscriptionMadeWhileTheCoreStopsIsStoredAndSaysItWaits() async throws {
+        let store = MemoryStore()
+        try await withCoreHarness(subscriptionStore: store) { harness in
+            harness.core.stop()
+            let created = try await harness.core.createSubscription(try relay(), owner: "alice")
+            guard case .created(let subscription, let entry) = created else { throw CoreHarnessError("\(created)") }
+            #expect(store.records.withLock { $0[subscription.id] } == subscription)
+            #expect(entry.subscription == subscription && entry.status == .waiting)
+            #expect(entry.lastReason?.contains("stopping") == true)
+            #expect(harness.core.standing.entries.isEmpty)
         }
     }
 

@@ -36,7 +36,7 @@ extension Gateway {
                 response.headers["Content-Location"] = "/v1/subscriptions/\(existing.subscription.id)"
                 return response
             case .created(let subscription, let entry):
-                var response = Response.json(entry.map(Self.subscriptionJSON) ?? .null, status: .created)
+                var response = Response.json(Self.subscriptionJSON(entry), status: .created)
                 response.headers["Location"] = "/v1/subscriptions/\(subscription.id)"
                 return response
             }
