@@ -152,12 +152,7 @@ final class NotifySocketReader: Sendable {
             guard let argument else { return nil }
             let reader = Unmanaged<ReaderBody>.fromOpaque(argument).takeRetainedValue().reader
             nameThisThread("notify-reader")
-            // A little ahead of the gateway's other threads where the
-            // process may (root, or CAP_SYS_NICE; otherwise it stays as it
-            // is): its work per wake-up is a few recv calls, and being late
-            // by 278 values loses values. (Linux keeps a nice value per
-            // thread, and `0` is the calling one.)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -5)
+            raiseThisThreadsPriority()
             reader.run()
             return nil
         }, box)
@@ -230,6 +225,20 @@ final class NotifySocketReader: Sendable {
             }
         }
     }
+}
+
+/// Puts the calling thread ahead of the gateway's others where the process
+/// may: its work per wake-up is a few `recv` calls, and being late by 278
+/// values loses values. First the lowest real-time priority (SCHED_FIFO 1,
+/// as audio servers give the threads that move their data: it runs as soon
+/// as it wakes, and blocks in `poll` or pauses between batches otherwise;
+/// root, CAP_SYS_NICE or an RLIMIT_RTPRIO allow it), else nice -5 (Linux
+/// keeps a nice value per thread, and `0` is the calling one); otherwise it
+/// stays as it is.
+private func raiseThisThreadsPriority() {
+    var parameters = sched_param(sched_priority: 1)
+    if pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0 { return }
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -5)
 }
 
 /// Names the calling thread (what `top -H` and perf show).
