@@ -44,8 +44,6 @@ public final class Gateway: Sendable {
     /// The fleet behind `/v1/fleet/…` (attached by the launcher), and the
     /// log of its events, with ids this gateway assigns as they arrive.
     let fleetLink = Mutex(FleetLink())
-    /// The devices this gateway holds for the fleet (`holdForFleet`).
-    let fleetHolds = Mutex<[String: FleetHold]>([:])
     let fleetLog: EventLog
 
     /// The state store, when the gateway keeps its state across restarts.

@@ -43,6 +43,8 @@ public final class GatewayCore: Sendable {
     private let keeperPump = Mutex<Task<Void, Never>?>(nil)
     /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
     let fleet = Mutex<(any FleetKeeping)?>(nil)
+    /// The devices this gateway holds for the fleet (`holdForFleet`).
+    let fleetHolds = Mutex<[BluetoothAddress: FleetHold]>([:])
 
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
