@@ -134,6 +134,18 @@ public final class GatewayCore: Sendable {
     }
 
     public func read(_ command: ReadCommand) async throws(GatewayCommandError) -> [UInt8] {
+        try await pairingIfRefused(command.characteristic.device, command.pairing, timeout: command.timeout) {
+            () async throws(GatewayCommandError) in try await readOnce(command)
+        }
+    }
+
+    public func write(_ command: WriteCommand) async throws(GatewayCommandError) {
+        try await pairingIfRefused(command.characteristic.device, command.pairing, timeout: command.timeout) {
+            () async throws(GatewayCommandError) in try await writeOnce(command)
+        }
+    }
+
+    private func readOnce(_ command: ReadCommand) async throws(GatewayCommandError) -> [UInt8] {
         let target = command.characteristic
         do {
             return try await central.read(
@@ -144,7 +156,7 @@ public final class GatewayCore: Sendable {
         }
     }
 
-    public func write(_ command: WriteCommand) async throws(GatewayCommandError) {
+    private func writeOnce(_ command: WriteCommand) async throws(GatewayCommandError) {
         let target = command.characteristic
         do {
             try await central.write(

@@ -21,13 +21,13 @@ final class CoreHarness: Sendable {
     static let relay = "0000ff01-0000-1000-8000-00805f9b34fb"
 
     init(
-        defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
-        subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
-        events: (any CoreEventPublishing)? = nil
+        scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
+        keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
-        var scenario = Scenario.default
+        var scenario = scenario
         scenario.timing = 0.02
         simulator = try await SimulatedBlueZ.start(
             on: simulatorConnection, scenario: scenario, options: SimulatorOptions(temporaryTimeout: 300))
@@ -64,13 +64,14 @@ final class CoreHarness: Sendable {
 
 /// Runs `body` with a harness, shut down after it whether it passes or throws.
 func withCoreHarness(
-    defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
-    subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
-    events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
+    scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
+    keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+    subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil,
+    _ body: (CoreHarness) async throws -> Void
 ) async throws {
     let harness = try await CoreHarness(
-        defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
-        subscriptionQuota: subscriptionQuota, events: events)
+        scenario: scenario, defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota,
+        subscriptionStore: subscriptionStore, subscriptionQuota: subscriptionQuota, events: events)
     do {
         try await body(harness)
     } catch {
