@@ -30,6 +30,15 @@ public final class GatewayCore: Sendable {
     let subscriptionStore: (any StandingSubscriptionStore)?
     /// How many standing subscriptions each client may hold (nil: no limit).
     let subscriptionQuota: (any StandingSubscriptionQuota)?
+    /// The peripheral role: the GATT applications and advertisements
+    /// published through the gateway.
+    public let peripheral: Peripheral
+    /// Where publications are stored across restarts (nil: nowhere).
+    let publicationStore: (any PublicationStore)?
+    /// How many applications, and advertisements, each client may publish
+    /// (nil: no limit).
+    let applicationQuota: (any PublicationQuota)?
+    let advertisementQuota: (any PublicationQuota)?
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
@@ -50,8 +59,9 @@ public final class GatewayCore: Sendable {
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
         keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil,
-        pairingRequestTimeout: Duration = .seconds(60)
+        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, publicationStore: (any PublicationStore)? = nil,
+        applicationQuota: (any PublicationQuota)? = nil, advertisementQuota: (any PublicationQuota)? = nil,
+        events: (any CoreEventPublishing)? = nil, pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central
         self.keeper = keeper
@@ -63,12 +73,19 @@ public final class GatewayCore: Sendable {
         self.keptQuota = keptQuota
         self.subscriptionStore = subscriptionStore
         self.subscriptionQuota = subscriptionQuota
+        self.peripheral = Peripheral(central: central)
+        self.publicationStore = publicationStore
+        self.applicationQuota = applicationQuota
+        self.advertisementQuota = advertisementQuota
         self.events = events
         self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { [events] in events?.publish(.pairing($0)) }
     }
 
-    /// Starts publishing the keeper's steps (`CoreEvent.keeping`).
+    /// Starts publishing the keeper's steps (`CoreEvent.keeping`), and
+    /// following bluetoothd for the peripheral role (registering again what
+    /// it lost when it comes back).
     public func start() {
+        peripheral.start()
         let steps = keeper.events()
         let pump = Task { [keeper, events] in
             for await step in steps {

@@ -23,7 +23,8 @@ final class CoreHarness: Sendable {
     init(
         scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
         keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil
+        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, publications: PublicationHarness = PublicationHarness(),
+        events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
@@ -37,7 +38,9 @@ final class CoreHarness: Sendable {
         core = GatewayCore(
             central: central, keeper: ConnectionKeeper(central: central), defaultAdapter: defaultAdapter,
             keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
-            subscriptionQuota: subscriptionQuota, events: events)
+            subscriptionQuota: subscriptionQuota, publicationStore: publications.store,
+            applicationQuota: publications.applicationQuota, advertisementQuota: publications.advertisementQuota,
+            events: events)
     }
 
     func shutdown() async {
@@ -66,12 +69,13 @@ final class CoreHarness: Sendable {
 func withCoreHarness(
     scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
     keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-    subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil,
-    _ body: (CoreHarness) async throws -> Void
+    subscriptionQuota: (any StandingSubscriptionQuota)? = nil, publications: PublicationHarness = PublicationHarness(),
+    events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
 ) async throws {
     let harness = try await CoreHarness(
         scenario: scenario, defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota,
-        subscriptionStore: subscriptionStore, subscriptionQuota: subscriptionQuota, events: events)
+        subscriptionStore: subscriptionStore, subscriptionQuota: subscriptionQuota, publications: publications,
+        events: events)
     do {
         try await body(harness)
     } catch {
@@ -111,4 +115,12 @@ func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> Gate
     } catch {
         return error
     }
+}
+
+/// The store and quotas of the peripheral role a harness's core is given
+/// (none: nothing stored, no limit).
+struct PublicationHarness: Sendable {
+    var store: (any PublicationStore)?
+    var applicationQuota: (any PublicationQuota)?
+    var advertisementQuota: (any PublicationQuota)?
 }

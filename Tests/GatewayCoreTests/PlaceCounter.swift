@@ -42,3 +42,5 @@ final class PlaceCounter<Key: Hashable & Sendable>: Sendable {
 extension PlaceCounter: KeptDeviceQuota where Key == AdapterDevice {}
 
 extension PlaceCounter: StandingSubscriptionQuota where Key == Int64 {}
+
+extension PlaceCounter: PublicationQuota where Key == String {}
