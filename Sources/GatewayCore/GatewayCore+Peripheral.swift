@@ -12,44 +12,34 @@ extension GatewayCore {
     public func publish(_ command: PublishApplicationCommand, owner: String) async throws(GatewayCommandError)
         -> PublishedApplication
     {
-        let place = try applicationQuota?.reserve(for: owner)
-        let published: PublishedApplication
-        do {
+        try await publication(.application, quota: applicationQuota, owner: owner, stored: command.stored) {
+            () async throws(GatewayCommandError) in
             let id = try await bluez { () async throws(BlueZError) in
                 try await peripheral.publish(command.application, adapter: command.adapter ?? defaultAdapter)
             }
-            published = try bluez { () throws(BlueZError) in try peripheral.application(id) }
-            try await persist(.application, id: id, adapter: published.adapter, stored: command.stored, owner: owner) {
-                _ = try? await peripheral.removeApplication(id)
-            }
-        } catch {
-            if let place { applicationQuota?.cancel(place) }
-            throw error
+            return try bluez { () throws(BlueZError) in try peripheral.application(id) }
+        } id: {
+            ($0.id, $0.adapter)
+        } withdraw: { id in
+            _ = try? await peripheral.removeApplication(id)
         }
-        if let place { applicationQuota?.assign(place, to: published.id) }
-        return published
     }
 
     /// Advertises for `owner`, stored before it returns, as `publish`.
     public func advertise(_ command: AdvertiseCommand, owner: String) async throws(GatewayCommandError)
         -> PublishedAdvertisement
     {
-        let place = try advertisementQuota?.reserve(for: owner)
-        let published: PublishedAdvertisement
-        do {
+        try await publication(.advertisement, quota: advertisementQuota, owner: owner, stored: command.stored) {
+            () async throws(GatewayCommandError) in
             let id = try await bluez { () async throws(BlueZError) in
                 try await peripheral.advertise(command.advertisement, adapter: command.adapter ?? defaultAdapter)
             }
-            published = try bluez { () throws(BlueZError) in try peripheral.advertisement(id) }
-            try await persist(.advertisement, id: id, adapter: published.adapter, stored: command.stored, owner: owner) {
-                _ = try? await peripheral.stopAdvertising(id)
-            }
-        } catch {
-            if let place { advertisementQuota?.cancel(place) }
-            throw error
+            return try bluez { () throws(BlueZError) in try peripheral.advertisement(id) }
+        } id: {
+            ($0.id, $0.adapter)
+        } withdraw: { id in
+            _ = try? await peripheral.stopAdvertising(id)
         }
-        if let place { advertisementQuota?.assign(place, to: published.id) }
-        return published
     }
 
     /// Withdraws an application or advertisement from bluetoothd, frees its
@@ -164,20 +154,35 @@ extension GatewayCore {
         }
     }
 
-    /// Stores what was just published; when the store fails, `undo`
-    /// withdraws it and the command fails with the store's failure.
-    private func persist(
-        _ kind: PublishedItem.Kind, id: String, adapter: String, stored: [UInt8], owner: String,
-        undo: () async -> Void
-    ) async throws(GatewayCommandError) {
-        guard let publicationStore else { return }
-        do {
-            try await publicationStore.savePublication(
-                PublishedItem(kind: kind, id: id, adapter: adapter, definition: stored, owner: owner))
+    /// Publishes something of `kind` for `owner`: takes its quota place,
+    /// registers it (`register`), then stores it; a store that fails
+    /// withdraws it again (`withdraw`, by id), and any failure gives the
+    /// place back.
+    private func publication<Published>(
+        _ kind: PublishedItem.Kind, quota: (any ClientQuota<String>)?, owner: String, stored: [UInt8],
+        register: () async throws(GatewayCommandError) -> Published, id: (Published) -> (id: String, adapter: String),
+        withdraw: (String) async -> Void
+    ) async throws(GatewayCommandError) -> Published {
+        let place = try quota?.reserve(for: owner)
+        let published: Published
+        do throws(GatewayCommandError) {
+            published = try await register()
+            let (id, adapter) = id(published)
+            if let publicationStore {
+                do {
+                    try await publicationStore.savePublication(
+                        PublishedItem(kind: kind, id: id, adapter: adapter, definition: stored, owner: owner))
+                } catch {
+                    await withdraw(id)
+                    throw .stateStore(error)
+                }
+            }
         } catch {
-            await undo()
-            throw .stateStore(error)
+            if let place { quota?.cancel(place) }
+            throw error
         }
+        if let place { quota?.assign(place, to: id(published).id) }
+        return published
     }
 
     /// What `body` returns; BlueZ's refusal as the core's error.

@@ -24,12 +24,12 @@ public final class GatewayCore: Sendable {
     /// Where kept devices are stored across restarts (nil: nowhere).
     let keptStore: (any KeptDeviceStore)?
     /// How many devices each client may keep (nil: no limit).
-    let keptQuota: (any KeptDeviceQuota)?
+    let keptQuota: (any ClientQuota<AdapterDevice>)?
     /// Where standing subscriptions are stored across restarts (nil:
     /// nowhere; the core numbers them itself).
     let subscriptionStore: (any StandingSubscriptionStore)?
     /// How many standing subscriptions each client may hold (nil: no limit).
-    let subscriptionQuota: (any StandingSubscriptionQuota)?
+    let subscriptionQuota: (any ClientQuota<Int64>)?
     /// The peripheral role: the GATT applications and advertisements
     /// published through the gateway.
     public let peripheral: Peripheral
@@ -37,8 +37,8 @@ public final class GatewayCore: Sendable {
     let publicationStore: (any PublicationStore)?
     /// How many applications, and advertisements, each client may publish
     /// (nil: no limit).
-    let applicationQuota: (any PublicationQuota)?
-    let advertisementQuota: (any PublicationQuota)?
+    let applicationQuota: (any ClientQuota<String>)?
+    let advertisementQuota: (any ClientQuota<String>)?
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
@@ -58,9 +58,9 @@ public final class GatewayCore: Sendable {
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
-        keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, publicationStore: (any PublicationStore)? = nil,
-        applicationQuota: (any PublicationQuota)? = nil, advertisementQuota: (any PublicationQuota)? = nil,
+        keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any ClientQuota<Int64>)? = nil, publicationStore: (any PublicationStore)? = nil,
+        applicationQuota: (any ClientQuota<String>)? = nil, advertisementQuota: (any ClientQuota<String>)? = nil,
         events: (any CoreEventPublishing)? = nil, pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central

@@ -22,8 +22,8 @@ final class CoreHarness: Sendable {
 
     init(
         scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
-        keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, publications: PublicationHarness = PublicationHarness(),
+        keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any ClientQuota<Int64>)? = nil, publications: PublicationHarness = PublicationHarness(),
         events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
@@ -68,8 +68,8 @@ final class CoreHarness: Sendable {
 /// Runs `body` with a harness, shut down after it whether it passes or throws.
 func withCoreHarness(
     scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
-    keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-    subscriptionQuota: (any StandingSubscriptionQuota)? = nil, publications: PublicationHarness = PublicationHarness(),
+    keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+    subscriptionQuota: (any ClientQuota<Int64>)? = nil, publications: PublicationHarness = PublicationHarness(),
     events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
 ) async throws {
     let harness = try await CoreHarness(
@@ -121,6 +121,6 @@ func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> Gate
 /// (none: nothing stored, no limit).
 struct PublicationHarness: Sendable {
     var store: (any PublicationStore)?
-    var applicationQuota: (any PublicationQuota)?
-    var advertisementQuota: (any PublicationQuota)?
+    var applicationQuota: (any ClientQuota<String>)?
+    var advertisementQuota: (any ClientQuota<String>)?
 }

@@ -41,8 +41,4 @@ struct LedgerQuota<Key: CustomStringConvertible & Sendable>: Sendable {
     }
 }
 
-extension LedgerQuota: KeptDeviceQuota where Key == AdapterDevice {}
-
-extension LedgerQuota: StandingSubscriptionQuota where Key == Int64 {}
-
-extension LedgerQuota: PublicationQuota where Key == String {}
+extension LedgerQuota: ClientQuota {}
