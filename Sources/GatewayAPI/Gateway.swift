@@ -36,16 +36,12 @@ public final class Gateway: Sendable {
     private let eventHandler = Mutex<UInt64?>(nil)
     /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
-    /// The peripheral role: applications and advertisements published through the API.
-    public let peripheral: Peripheral
     /// The events of `GET /v1/peripheral/events`.
     let peripheralLog: EventLog
     let peripheralPump = StreamTask()
     /// The fleet behind `/v1/fleet/…` (attached by the launcher), and the
     /// log of its events, with ids this gateway assigns as they arrive.
     let fleetLink = Mutex(FleetLink())
-    /// The devices this gateway holds for the fleet (`holdForFleet`).
-    let fleetHolds = Mutex<[String: FleetHold]>([:])
     let fleetLog: EventLog
 
     /// The state store, when the gateway keeps its state across restarts.
@@ -75,9 +71,11 @@ public final class Gateway: Sendable {
             keptQuota: LedgerQuota<AdapterDevice>(ledger: quotas, resource: .keptDevice),
             subscriptionStore: store.map(StoredSubscriptions.init),
             subscriptionQuota: LedgerQuota<Int64>(ledger: quotas, resource: .standingSubscription),
+            publicationStore: store.map(StoredPublications.init),
+            applicationQuota: LedgerQuota<String>(ledger: quotas, resource: .application),
+            advertisementQuota: LedgerQuota<String>(ledger: quotas, resource: .advertisement),
             events: EventLogPublisher(log: log, counters: counters),
             pairingRequestTimeout: configuration.pairingRequestTimeout)
-        self.peripheral = Peripheral(central: central)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
     }
@@ -100,7 +98,6 @@ public final class Gateway: Sendable {
             }
         }
         core.start()
-        peripheral.start()
         pumpPeripheralEvents()
     }
 
@@ -125,7 +122,7 @@ public final class Gateway: Sendable {
     /// Unregisters and unexports the applications and advertisements
     /// published through the API (before the bus connection closes).
     public func stopPeripheral() async {
-        let (applications, advertisements) = await peripheral.stop()
+        let (applications, advertisements) = await core.stopPeripheral()
         peripheralPump.cancel()
         if applications + advertisements > 0 {
             logger.info("unregistered \(applications) application(s) and \(advertisements) advertisement(s) from bluetoothd")

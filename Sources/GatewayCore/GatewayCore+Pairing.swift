@@ -41,6 +41,26 @@ extension GatewayCore {
         }
     }
 
+    /// Runs `operation`; under `.auto`, an operation refused for want of
+    /// pairing pairs (`pair`, with the operation's timeout) and runs once
+    /// more, and that second outcome is the answer.
+    func pairingIfRefused<T>(
+        _ device: DeviceTarget, _ policy: PairingPolicy, timeout: Duration?,
+        _ operation: () async throws(GatewayCommandError) -> T
+    ) async throws(GatewayCommandError) -> T {
+        let first: Result<T, GatewayCommandError>
+        do {
+            first = .success(try await operation())
+        } catch {
+            first = .failure(error)
+        }
+        guard policy == .auto, case .failure(.bluez(let error)) = first, error.code == .notPaired else {
+            return try first.get()
+        }
+        _ = try await pair(PairCommand(device: device, timeout: timeout))
+        return try await operation()
+    }
+
     /// Forgets the device's bond (removes the device), publishing
     /// `.unpaired`.
     public func unpair(_ command: UnpairCommand) async throws(GatewayCommandError) {
@@ -50,6 +70,18 @@ extension GatewayCore {
             let device = try central.device(address, adapter: adapter)
             try await central.remove(address, adapter: adapter, timeout: command.timeout)
             publish(.pairing(.unpaired(adapter: device.adapter, address: address)))
+        } catch {
+            throw .bluez(error)
+        }
+    }
+
+    /// Sets the device's `trusted` and `blocked` settings that the command
+    /// gives, and answers with the device as it now is.
+    public func changeDeviceSettings(_ command: ChangeDeviceSettingsCommand) async throws(GatewayCommandError) -> Device {
+        do {
+            return try await central.setDeviceFlags(
+                command.device.address, adapter: adapter(of: command.device), trusted: command.trusted,
+                blocked: command.blocked, timeout: command.timeout)
         } catch {
             throw .bluez(error)
         }

@@ -2,8 +2,9 @@ import BlueZ
 
 // Start-up: what the store kept from the last run, taken up again.
 extension GatewayCore {
-    /// Keeps the devices and holds the standing subscriptions the stores
-    /// hold, as before the restart. Each is counted against its stored
+    /// Keeps the devices, holds the standing subscriptions and publishes
+    /// the applications and advertisements the stores hold, as before the
+    /// restart. Each is counted against its stored
     /// owner whatever the limits, so that lowering a limit never drops
     /// what exists. Called once, before any command runs.
     public func restore() async throws(StateStoreFailure) -> Restoration {
@@ -27,6 +28,7 @@ extension GatewayCore {
                 restoration.subscriptions += 1
             }
         }
+        try await restorePublications(into: &restoration)
         return restoration
     }
 }

@@ -18,19 +18,9 @@ extension GatewayCore {
     {
         let target = command.characteristic
         let adapter = try keepAdapter(adapter(of: target.device))
-        let characteristic: StandingSubscription.Characteristic
-        let service: String?
-        switch target.selector {
-        case .handle(let handle):
-            characteristic = .handle(handle)
-            service = nil
-        case .uuid(let uuid, let narrowing):
-            characteristic = .uuid(uuid.description)
-            service = narrowing?.description
-        }
         var subscription = StandingSubscription(
-            id: 0, adapter: adapter, address: target.device.address.description, service: service,
-            characteristic: characteristic, mode: command.mode, created: .now, owner: owner)
+            id: 0, adapter: adapter, address: target.device.address, selector: target.selector, mode: command.mode,
+            created: .now, owner: owner)
         do {
             try await subscriptionCreation.acquire()
         } catch {
@@ -47,9 +37,7 @@ extension GatewayCore {
                 throw .stateStore(error)
             }
         } else {
-            subscription = StandingSubscription(
-                id: standing.makeLocalID(), adapter: adapter, address: subscription.address, service: service,
-                characteristic: characteristic, mode: command.mode, created: subscription.created, owner: owner)
+            subscription = subscription.numbered(standing.makeLocalID())
         }
         if let place { subscriptionQuota?.assign(place, to: subscription.id) }
         standing.start(subscription)

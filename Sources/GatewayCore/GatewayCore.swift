@@ -24,12 +24,21 @@ public final class GatewayCore: Sendable {
     /// Where kept devices are stored across restarts (nil: nowhere).
     let keptStore: (any KeptDeviceStore)?
     /// How many devices each client may keep (nil: no limit).
-    let keptQuota: (any KeptDeviceQuota)?
+    let keptQuota: (any ClientQuota<AdapterDevice>)?
     /// Where standing subscriptions are stored across restarts (nil:
     /// nowhere; the core numbers them itself).
     let subscriptionStore: (any StandingSubscriptionStore)?
     /// How many standing subscriptions each client may hold (nil: no limit).
-    let subscriptionQuota: (any StandingSubscriptionQuota)?
+    let subscriptionQuota: (any ClientQuota<Int64>)?
+    /// The peripheral role: the GATT applications and advertisements
+    /// published through the gateway.
+    public let peripheral: Peripheral
+    /// Where publications are stored across restarts (nil: nowhere).
+    let publicationStore: (any PublicationStore)?
+    /// How many applications, and advertisements, each client may publish
+    /// (nil: no limit).
+    let applicationQuota: (any ClientQuota<String>)?
+    let advertisementQuota: (any ClientQuota<String>)?
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
@@ -43,13 +52,16 @@ public final class GatewayCore: Sendable {
     private let keeperPump = Mutex<Task<Void, Never>?>(nil)
     /// The fleet's keeping, once the gateway joins a fleet (`attachFleet`).
     let fleet = Mutex<(any FleetKeeping)?>(nil)
+    /// The devices this gateway holds for the fleet (`holdForFleet`).
+    let fleetHolds = Mutex<[BluetoothAddress: FleetHold]>([:])
 
     public init(
         central: Central, keeper: ConnectionKeeper, defaultAdapter: String? = nil, defaultTimeout: Duration = .seconds(30),
         maximumTimeout: Duration = .seconds(120), keptStore: (any KeptDeviceStore)? = nil,
-        keptQuota: (any KeptDeviceQuota)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
-        subscriptionQuota: (any StandingSubscriptionQuota)? = nil, events: (any CoreEventPublishing)? = nil,
-        pairingRequestTimeout: Duration = .seconds(60)
+        keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any ClientQuota<Int64>)? = nil, publicationStore: (any PublicationStore)? = nil,
+        applicationQuota: (any ClientQuota<String>)? = nil, advertisementQuota: (any ClientQuota<String>)? = nil,
+        events: (any CoreEventPublishing)? = nil, pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central
         self.keeper = keeper
@@ -61,12 +73,19 @@ public final class GatewayCore: Sendable {
         self.keptQuota = keptQuota
         self.subscriptionStore = subscriptionStore
         self.subscriptionQuota = subscriptionQuota
+        self.peripheral = Peripheral(central: central)
+        self.publicationStore = publicationStore
+        self.applicationQuota = applicationQuota
+        self.advertisementQuota = advertisementQuota
         self.events = events
         self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { [events] in events?.publish(.pairing($0)) }
     }
 
-    /// Starts publishing the keeper's steps (`CoreEvent.keeping`).
+    /// Starts publishing the keeper's steps (`CoreEvent.keeping`), and
+    /// following bluetoothd for the peripheral role (registering again what
+    /// it lost when it comes back).
     public func start() {
+        peripheral.start()
         let steps = keeper.events()
         let pump = Task { [keeper, events] in
             for await step in steps {
@@ -132,6 +151,18 @@ public final class GatewayCore: Sendable {
     }
 
     public func read(_ command: ReadCommand) async throws(GatewayCommandError) -> [UInt8] {
+        try await pairingIfRefused(command.characteristic.device, command.pairing, timeout: command.timeout) {
+            () async throws(GatewayCommandError) in try await readOnce(command)
+        }
+    }
+
+    public func write(_ command: WriteCommand) async throws(GatewayCommandError) {
+        try await pairingIfRefused(command.characteristic.device, command.pairing, timeout: command.timeout) {
+            () async throws(GatewayCommandError) in try await writeOnce(command)
+        }
+    }
+
+    private func readOnce(_ command: ReadCommand) async throws(GatewayCommandError) -> [UInt8] {
         let target = command.characteristic
         do {
             return try await central.read(
@@ -142,7 +173,7 @@ public final class GatewayCore: Sendable {
         }
     }
 
-    public func write(_ command: WriteCommand) async throws(GatewayCommandError) {
+    private func writeOnce(_ command: WriteCommand) async throws(GatewayCommandError) {
         let target = command.characteristic
         do {
             try await central.write(

@@ -203,12 +203,15 @@ extension Bridge {
                     timeout: milliseconds, characteristicTarget)
             }
             let path = "\(characteristicPath)/value"
+            let pairing = try object["pair"].string()
             if command == "read" {
                 let encoding = try object["encoding"].string()
                 return await run(for: path) {
                     let target = try characteristicTarget()
                     let encoding = try ByteEncoding(parameter: encoding)
-                    let command = ReadCommand(characteristic: target, timeout: try core.timeout(milliseconds: milliseconds))
+                    let command = ReadCommand(
+                        characteristic: target, timeout: try core.timeout(milliseconds: milliseconds),
+                        pairing: try PairingPolicy(parsing: pairing))
                     return .json(CommandJSON.value(try await core.read(command), encoding: encoding))
                 }
             }
@@ -218,7 +221,7 @@ extension Bridge {
                 try await core.write(
                     WriteCommand(
                         characteristic: target, value: write.value, type: write.type, offset: write.offset,
-                        timeout: try core.timeout(milliseconds: milliseconds)))
+                        timeout: try core.timeout(milliseconds: milliseconds), pairing: try PairingPolicy(parsing: pairing)))
                 return .noContent
             }
         default:

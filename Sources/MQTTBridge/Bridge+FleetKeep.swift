@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import BlueZ
 import GatewayAPI
 import GatewayCore
 import MQTT
@@ -108,12 +109,26 @@ extension Bridge {
     }
 
     private func releaseLocally(_ device: String) async {
-        await gateway.releaseFromFleet(device, timeout: keepAlive / 2)
+        await releaseHold(device, timeout: keepAlive / 2)
+    }
+
+    /// Lets go of `device` (its canonical address, as the fleet's topics
+    /// name it) through the core: disconnected before this returns.
+    private func releaseHold(_ device: String, timeout: Duration) async {
+        guard let address = BluetoothAddress(device) else { return }
+        await gateway.core.releaseFleetHold(ReleaseFleetHoldCommand(device: address, timeout: timeout))
     }
 
     private func startHolding(_ wish: FleetKeep, epoch: Int) {
         fleetKeeps.withLock { $0.holding[wish.address] = FleetKeeping.Holding(epoch: epoch) }
-        guard gateway.holdForFleet(wish) else {
+        let held: Bool
+        do {
+            try gateway.core.holdForFleet(HoldForFleetCommand(wish: wish))
+            held = true
+        } catch {
+            held = false
+        }
+        guard held else {
             // No adapter to hold it on: give it straight back, as failed.
             fleetKeeps.withLock { $0.holding[wish.address] = nil }
             publishOwner(wish.address, .release, epoch: epoch, failed: true)
@@ -256,8 +271,9 @@ extension Bridge {
                 continue
             }
             let choice = ownerChoice(wish, snapshot: snapshot, online: online, now: now)
-            let status = gateway.fleetHoldStatus(device)
-            let link = gateway.fleetHoldLink(device)
+            let address = BluetoothAddress(device)
+            let status = address.flatMap(gateway.core.fleetHoldStatus)
+            let link = address.flatMap(gateway.core.fleetHoldLink)
             let isUp = link?.isUp == true
             let wasUp = holding.wasUp || isUp
             // Down counts from the link's loss, or from its adapter going
@@ -366,7 +382,7 @@ extension Bridge {
         }
         guard start else { return }
         Task {
-            await gateway.releaseFromFleet(device, timeout: keepAlive / 2)
+            await releaseHold(device, timeout: keepAlive / 2)
             await waitForDisconnectedPublished(device)
             fleetKeeps.withLock { keeping in
                 keeping.holding[device] = nil
@@ -398,7 +414,7 @@ extension Bridge {
             return keeping.holding.map { ($0.key, $0.value.epoch) }
         }
         for (device, epoch) in held {
-            await gateway.releaseFromFleet(device, timeout: .seconds(5))
+            await releaseHold(device, timeout: .seconds(5))
             if client.connectionState.isConnected { publishOwner(device, .release, epoch: epoch) }
         }
     }

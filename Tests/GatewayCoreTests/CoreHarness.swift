@@ -21,13 +21,14 @@ final class CoreHarness: Sendable {
     static let relay = "0000ff01-0000-1000-8000-00805f9b34fb"
 
     init(
-        defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
-        subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
+        scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
+        keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+        subscriptionQuota: (any ClientQuota<Int64>)? = nil, publications: PublicationHarness = PublicationHarness(),
         events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
-        var scenario = Scenario.default
+        var scenario = scenario
         scenario.timing = 0.02
         simulator = try await SimulatedBlueZ.start(
             on: simulatorConnection, scenario: scenario, options: SimulatorOptions(temporaryTimeout: 300))
@@ -37,7 +38,9 @@ final class CoreHarness: Sendable {
         core = GatewayCore(
             central: central, keeper: ConnectionKeeper(central: central), defaultAdapter: defaultAdapter,
             keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
-            subscriptionQuota: subscriptionQuota, events: events)
+            subscriptionQuota: subscriptionQuota, publicationStore: publications.store,
+            applicationQuota: publications.applicationQuota, advertisementQuota: publications.advertisementQuota,
+            events: events)
     }
 
     func shutdown() async {
@@ -64,13 +67,15 @@ final class CoreHarness: Sendable {
 
 /// Runs `body` with a harness, shut down after it whether it passes or throws.
 func withCoreHarness(
-    defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil, keptQuota: (any KeptDeviceQuota)? = nil,
-    subscriptionStore: (any StandingSubscriptionStore)? = nil, subscriptionQuota: (any StandingSubscriptionQuota)? = nil,
+    scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
+    keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
+    subscriptionQuota: (any ClientQuota<Int64>)? = nil, publications: PublicationHarness = PublicationHarness(),
     events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
 ) async throws {
     let harness = try await CoreHarness(
-        defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
-        subscriptionQuota: subscriptionQuota, events: events)
+        scenario: scenario, defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota,
+        subscriptionStore: subscriptionStore, subscriptionQuota: subscriptionQuota, publications: publications,
+        events: events)
     do {
         try await body(harness)
     } catch {
@@ -110,4 +115,12 @@ func failure(_ body: () async throws(GatewayCommandError) -> Void) async -> Gate
     } catch {
         return error
     }
+}
+
+/// The store and quotas of the peripheral role a harness's core is given
+/// (none: nothing stored, no limit).
+struct PublicationHarness: Sendable {
+    var store: (any PublicationStore)?
+    var applicationQuota: (any ClientQuota<String>)?
+    var advertisementQuota: (any ClientQuota<String>)?
 }

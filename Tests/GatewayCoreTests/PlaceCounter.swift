@@ -39,6 +39,4 @@ final class PlaceCounter<Key: Hashable & Sendable>: Sendable {
     func count(_ owner: String) -> Int { reserved.withLock { $0[owner, default: 0] } }
 }
 
-extension PlaceCounter: KeptDeviceQuota where Key == AdapterDevice {}
-
-extension PlaceCounter: StandingSubscriptionQuota where Key == Int64 {}
+extension PlaceCounter: ClientQuota {}

@@ -159,6 +159,13 @@ import Testing
                 ]
             ),
             (
+                "read", #"{"address":"C4:7C:8D:6A:3E:01","characteristic":"2a38","pair":"always"}"#, "400",
+                [
+                    #""detail":"pair: 'always' is not a pairing mode (auto)""#,
+                    #""instance":"\#(device)/characteristics/2a38/value""#,
+                ]
+            ),
+            (
                 "keep-status", #"{"address":"C4:7C:8D:6A:3E:01","adapter":"wlan0"}"#, "400",
                 [#""invalid_params":[{"name":"adapter","#, #""instance":"\#(device)/keep""#]
             ),

@@ -43,6 +43,8 @@ enum PeripheralJSON {
         return GATTApplication(services: services, label: try body["label"].string(maxLength: 128))
     }
 
+    static let applicationFields: Set<String> = ["adapter", "label", "services"]
+
     static let advertisementFields: Set<String> = [
         "adapter", "type", "local_name", "service_uuids", "manufacturer_data", "service_data", "appearance",
         "discoverable", "include_tx_power", "tx_power", "min_interval_ms", "max_interval_ms", "encoding", "ibeacon",

@@ -2,7 +2,8 @@ import BlueZ
 import GatewayCore
 
 /// One resource of the quota ledger, as the core counts it: kept devices
-/// (by adapter and address) or standing subscriptions (by id).
+/// (by adapter and address), standing subscriptions (by id), or
+/// applications or advertisements (by id).
 struct LedgerQuota<Key: CustomStringConvertible & Sendable>: Sendable {
     let ledger: QuotaLedger
     let resource: QuotaLedger.Resource
@@ -40,6 +41,4 @@ struct LedgerQuota<Key: CustomStringConvertible & Sendable>: Sendable {
     }
 }
 
-extension LedgerQuota: KeptDeviceQuota where Key == AdapterDevice {}
-
-extension LedgerQuota: StandingSubscriptionQuota where Key == Int64 {}
+extension LedgerQuota: ClientQuota {}

@@ -21,10 +21,9 @@ extension Gateway {
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
             let command = ReadCommand(
-                characteristic: target, offset: offset, timeout: try request.timeout(maximum: configuration.maximumTimeout))
-            let value = try await withAutoPairing(request, target.device, timeout: command.timeout) {
-                () async throws(GatewayCommandError) in try await core.read(command)
-            }
+                characteristic: target, offset: offset, timeout: try request.timeout(maximum: configuration.maximumTimeout),
+                pairing: try request.pairingPolicy())
+            let value = try await core.read(command)
             return request.wantsRawBytes ? .bytes(value) : .json(CommandJSON.value(value, encoding: encoding))
         }
         router.put(characteristic + "/value") { [self] request in
@@ -32,10 +31,8 @@ extension Gateway {
             let write = try request.valueWrite(types: true)
             let command = WriteCommand(
                 characteristic: target, value: write.value, type: write.type, offset: write.offset,
-                timeout: try request.timeout(maximum: configuration.maximumTimeout))
-            try await withAutoPairing(request, target.device, timeout: command.timeout) {
-                () async throws(GatewayCommandError) in try await core.write(command)
-            }
+                timeout: try request.timeout(maximum: configuration.maximumTimeout), pairing: try request.pairingPolicy())
+            try await core.write(command)
             return Response(status: .noContent)
         }
         router.get(characteristic + "/notifications") { [self] request in

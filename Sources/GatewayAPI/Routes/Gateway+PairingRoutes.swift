@@ -1,10 +1,5 @@
 import BlueZ
 import GatewayCore
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPServer
 
 extension Gateway {
@@ -27,14 +22,12 @@ extension Gateway {
             return Response(status: .noContent)
         }
         router.patch("/v1/devices/{address}") { [self] request in
-            let (address, adapter) = try deviceTarget(request)
+            let device = try commandTarget(request)
             let body = try JSONBody(request, allowed: ["trusted", "blocked"])
-            let trusted = try body["trusted"].bool()
-            let blocked = try body["blocked"].bool()
-            let timeout = try request.timeout(maximum: configuration.maximumTimeout)
-            let device = try await central.setDeviceFlags(
-                address, adapter: adapter, trusted: trusted, blocked: blocked, timeout: timeout)
-            return .json(ModelJSON.device(device, encoding: .hex))
+            let command = ChangeDeviceSettingsCommand(
+                device: device, trusted: try body["trusted"].bool(), blocked: try body["blocked"].bool(),
+                timeout: try request.timeout(maximum: configuration.maximumTimeout))
+            return .json(ModelJSON.device(try await core.changeDeviceSettings(command), encoding: .hex))
         }
         router.get("/v1/pairing-requests") { [self] _ in
             .json(.array(core.pendingPairingRequests.map { PairingJSON.request($0) }))
@@ -61,29 +54,5 @@ extension Gateway {
             try core.answerPairingRequest(AnswerPairingRequestCommand(id: id, answer: answer))
             return Response(status: .noContent)
         }
-    }
-
-    /// Runs a GATT operation; with `?pair=auto`, an operation refused for
-    /// want of pairing pairs (the agent's capability decides the method:
-    /// Just Works with the default NoInputNoOutput) and runs once more.
-    func withAutoPairing<T>(
-        _ request: Request, _ device: DeviceTarget, timeout: Duration?,
-        _ operation: () async throws(GatewayCommandError) -> T
-    ) async throws -> T {
-        let auto: Bool
-        switch request.query["pair"] {
-        case nil: auto = false
-        case "auto"?: auto = true
-        case let other?: throw Problem.invalidParameter("pair", "'\(other)' is not a pairing mode (auto)")
-        }
-        let first: Result<T, GatewayCommandError>
-        do {
-            first = .success(try await operation())
-        } catch {
-            first = .failure(error)
-        }
-        guard auto, case .failure(.bluez(let error)) = first, error.code == .notPaired else { return try first.get() }
-        _ = try await core.pair(PairCommand(device: device, timeout: timeout))
-        return try await operation()
     }
 }

@@ -123,6 +123,16 @@ extension Request {
         try integer("duration_ms", in: 1...86_400_000).map { Duration.milliseconds($0) }
     }
 
+    /// `?pair=` of a GATT operation: `auto` pairs when the peripheral
+    /// refuses for want of pairing, and runs the operation once more.
+    func pairingPolicy() throws(Problem) -> PairingPolicy {
+        do {
+            return try PairingPolicy(parsing: query["pair"])
+        } catch {
+            throw Problem(error)
+        }
+    }
+
     /// `?encoding=`.
     func encoding() throws(Problem) -> ByteEncoding {
         try ByteEncoding(parameter: query["encoding"])

@@ -40,7 +40,7 @@ struct APIService: GatewayService {
     }
 
     /// What the store kept from the last run: kept devices, standing
-    /// subscriptions (the core's) and the peripheral role.
+    /// subscriptions and the peripheral role (all the core's).
     private func restore(_ gateway: Gateway) async throws(StateStoreFailure) {
         let restored = try await gateway.core.restore()
         for address in restored.unreadableAddresses {
@@ -52,12 +52,14 @@ struct APIService: GatewayService {
         if restored.subscriptions > 0 {
             logger.info("holding \(restored.subscriptions) standing subscription(s), as before the restart")
         }
-        let published: (applications: Int, advertisements: Int)
-        do throws(StoreError) {
-            published = try await gateway.restorePeripheral()
-        } catch {
-            throw StateStoreFailure(error)
+        for skipped in restored.unreadablePublications {
+            logger.warning(
+                "the state store holds \(skipped.kind.rawValue) \(skipped.id), which this gateway cannot read (\(skipped.reason)): skipped")
         }
+        for waiting in restored.unregisteredPublications {
+            logger.warning("\(waiting.kind.rawValue) \(waiting.id) on \(waiting.adapter) is not registered yet: \(waiting.reason)")
+        }
+        let published = (applications: restored.applications, advertisements: restored.advertisements)
         if published.applications + published.advertisements > 0 {
             logger.info(
                 "publishing \(published.applications) application(s) and \(published.advertisements) advertisement(s), as before the restart")
