@@ -127,24 +127,32 @@ extension GatewayCore {
     /// ids and with the values clients set, each counted against its stored
     /// owner whatever the limits. What bluetoothd cannot take now (BlueZ
     /// not running yet) is registered when BlueZ becomes available, and
-    /// named in `restoration`; a definition this gateway cannot read is
+    /// named in `restoration`; a definition this gateway cannot read, or an
+    /// item it cannot restore at all (an id it would not have given), is
     /// skipped and named.
     func restorePublications(into restoration: inout Restoration) async throws(StateStoreFailure) {
         guard let publicationStore else { return }
         for item in try await publicationStore.publications() {
             let failure: BlueZError?
-            switch item.definition {
-            case .application(let application):
-                failure = await peripheral.restore(application, id: item.id, adapter: item.adapter, values: item.values)
-                applicationQuota?.restore(item.id, owner: item.owner)
-                restoration.applications += 1
-            case .advertisement(let advertisement):
-                failure = await peripheral.restore(advertisement, id: item.id, adapter: item.adapter)
-                advertisementQuota?.restore(item.id, owner: item.owner)
-                restoration.advertisements += 1
-            case .unreadable(let reason):
+            do throws(BlueZError) {
+                switch item.definition {
+                case .application(let application):
+                    failure = try await peripheral.restore(
+                        application, id: item.id, adapter: item.adapter, values: item.values)
+                    applicationQuota?.restore(item.id, owner: item.owner)
+                    restoration.applications += 1
+                case .advertisement(let advertisement):
+                    failure = try await peripheral.restore(advertisement, id: item.id, adapter: item.adapter)
+                    advertisementQuota?.restore(item.id, owner: item.owner)
+                    restoration.advertisements += 1
+                case .unreadable(let reason):
+                    restoration.unreadablePublications.append(
+                        Restoration.Publication(kind: item.kind, id: item.id, adapter: item.adapter, reason: reason))
+                    continue
+                }
+            } catch {
                 restoration.unreadablePublications.append(
-                    Restoration.Publication(kind: item.kind, id: item.id, adapter: item.adapter, reason: reason))
+                    Restoration.Publication(kind: item.kind, id: item.id, adapter: item.adapter, reason: error.message))
                 continue
             }
             if let failure {

@@ -150,4 +150,32 @@ import Testing
             #expect(applications.count("alice") == 1 && advertisements.count("unrecorded") == 1)
         }
     }
+
+    @Test func storedIdsAndAdaptersTheGatewayWouldNotGiveAreSkippedNotPublished() async throws {
+        let store = MemoryStore()
+        store.stored.withLock {
+            $0 = [
+                StoredPublication(
+                    kind: .application, id: "app-7", adapter: "hci0", definition: .application(Self.sensor),
+                    values: [:], owner: "alice"),
+                StoredPublication(
+                    kind: .advertisement, id: "adv3", adapter: "hci0/x y",
+                    definition: .advertisement(Advertisement(localName: "hall")), owner: nil),
+                StoredPublication(
+                    kind: .application, id: "app9", adapter: "hci0", definition: .application(Self.sensor),
+                    values: [:], owner: "alice"),
+            ]
+        }
+        let applications = PlaceCounter<String>(limit: 4)
+        try await withCoreHarness(publications: PublicationHarness(store: store, applicationQuota: applications)) { harness in
+            let restored = try await harness.core.restore()
+            #expect(restored.unreadablePublications.map(\.id) == ["app-7", "adv3"])
+            #expect(restored.unreadablePublications.first?.reason.contains("not an id the gateway gives") == true)
+            #expect(restored.unreadablePublications.last?.reason.contains("not an adapter name") == true)
+            #expect(restored.applications == 1 && restored.advertisements == 0)
+            #expect(harness.core.publishedApplications().map(\.id) == ["app9"])
+            #expect(harness.core.publishedAdvertisements().isEmpty)
+            #expect(applications.count("alice") == 1)
+        }
+    }
 }

@@ -48,21 +48,18 @@ extension Peripheral {
 
     /// Starts again an advertisement the gateway ran before it restarted,
     /// under its old id. As with `restore(_:id:adapter:values:)`, it is
-    /// kept when bluetoothd cannot register it now, and the error returned.
-    @discardableResult
-    public func restore(_ advertisement: Advertisement, id: String, adapter: String) async -> BlueZError? {
-        do throws(BlueZError) {
-            try advertisement.validate()
-            try state.withLock { state throws(BlueZError) in
-                guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
-                guard state.advertisements[id] == nil else { throw BlueZError(.alreadyExists, "advertisement \(id) exists") }
-                if let number = Self.number(id, prefix: "adv") { state.nextAdvertisement = max(state.nextAdvertisement, number) }
-                state.advertisements[id] = AdvertisementRecord(
-                    id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter),
-                    path: ObjectPath(unchecked: options.root.rawValue + "/" + id), definition: advertisement)
-            }
-        } catch {
-            return error
+    /// kept when bluetoothd cannot register it now, and the error returned;
+    /// what cannot be restored at all is thrown.
+    public func restore(_ advertisement: Advertisement, id: String, adapter: String) async throws(BlueZError) -> BlueZError? {
+        try Self.checkRestored(id: id, prefix: "adv", adapter: adapter)
+        try advertisement.validate()
+        try state.withLock { state throws(BlueZError) in
+            guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
+            guard state.advertisements[id] == nil else { throw BlueZError(.alreadyExists, "advertisement \(id) exists") }
+            if let number = Self.number(id, prefix: "adv") { state.nextAdvertisement = max(state.nextAdvertisement, number) }
+            state.advertisements[id] = AdvertisementRecord(
+                id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter),
+                path: ObjectPath(unchecked: options.root.rawValue + "/" + id), definition: advertisement)
         }
         do throws(BlueZError) {
             try await registerAdvertisement(id)

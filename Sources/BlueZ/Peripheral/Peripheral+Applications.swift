@@ -45,24 +45,22 @@ extension Peripheral {
     /// the characteristic's index in definition order). It is kept even
     /// when bluetoothd cannot register it now (BlueZ not running yet, the
     /// adapter missing): then it is registered when BlueZ becomes
-    /// available, and the error is returned. Ids given later continue
-    /// after the restored ones.
-    @discardableResult
+    /// available, and the error is returned. What cannot be restored at all
+    /// (an id or adapter the gateway would not have given, a definition
+    /// that is not valid, an id in use, a stopped peripheral) is thrown, and
+    /// nothing is kept. Ids given later continue after the restored ones.
     public func restore(_ application: GATTApplication, id: String, adapter: String, values: [Int: [UInt8]] = [:])
-        async -> BlueZError?
+        async throws(BlueZError) -> BlueZError?
     {
-        do throws(BlueZError) {
-            try application.validate()
-            try state.withLock { state throws(BlueZError) in
-                guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
-                guard state.applications[id] == nil else { throw BlueZError(.alreadyExists, "application \(id) exists") }
-                if let number = Self.number(id, prefix: "app") { state.nextApplication = max(state.nextApplication, number) }
-                state.applications[id] = makeRecord(
-                    application, id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter),
-                    values: values)
-            }
-        } catch {
-            return error
+        try Self.checkRestored(id: id, prefix: "app", adapter: adapter)
+        try application.validate()
+        try state.withLock { state throws(BlueZError) in
+            guard !state.stopped else { throw BlueZError(.cancelled, "the peripheral stopped") }
+            guard state.applications[id] == nil else { throw BlueZError(.alreadyExists, "application \(id) exists") }
+            if let number = Self.number(id, prefix: "app") { state.nextApplication = max(state.nextApplication, number) }
+            state.applications[id] = makeRecord(
+                application, id: id, adapter: adapter, adapterPath: ObjectPath(unchecked: "/org/bluez/" + adapter),
+                values: values)
         }
         do throws(BlueZError) {
             try await registerApplication(id)
@@ -96,8 +94,25 @@ extension Peripheral {
 
     /// The number at the end of an id the peripheral gave (`app12` is 12).
     static func number(_ id: String, prefix: String) -> Int? {
-        guard id.hasPrefix(prefix) else { return nil }
-        return Int(id.dropFirst(prefix.count))
+        let digits = id.dropFirst(prefix.count)
+        guard id.hasPrefix(prefix), (1...18).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return nil }
+        return Int(digits)
+    }
+
+    /// Checks what a restore was given (read back from the state store,
+    /// which a hand edit or a damaged disk can change): an id of the form
+    /// the gateway gives (`app7`, `adv3`) and an adapter name, each one
+    /// element of a D-Bus object path, which libdbus would otherwise abort
+    /// the process on.
+    static func checkRestored(id: String, prefix: String, adapter: String) throws(BlueZError) {
+        guard number(id, prefix: prefix) != nil else {
+            throw BlueZError(.invalidArguments, "\(String(reflecting: id)) is not an id the gateway gives (\(prefix)1, \(prefix)2, …)")
+        }
+        guard !adapter.isEmpty, adapter.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
+        else {
+            throw BlueZError(.invalidArguments, "\(String(reflecting: adapter)) is not an adapter name")
+        }
     }
 
     /// The index, in definition order (services, then characteristics),
