@@ -102,8 +102,12 @@ ifeq ($(shell printf '2.36\n%s\n' '$(GLIBC_VERSION)' | sort -V -C 2>/dev/null &&
 RELEASE_LINK += -Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs
 endif
 RELEASE := -c release --static-swift-stdlib $(RELEASE_LINK)
+## Another product with the same flags, so that both share one compilation
+## (the linker choice is a compiler flag, and other flags rebuild all):
+## `make release RELEASE_PRODUCT=bluez-sim`.
+RELEASE_PRODUCT ?= blegateway
 release: deps
-	$(SWIFT) build $(RELEASE) --product blegateway
+	$(SWIFT) build $(RELEASE) --product $(RELEASE_PRODUCT)
 
 ## The gateway on its simulator; `make run ARGS="--listen 0.0.0.0:8080"` passes options.
 run: deps
