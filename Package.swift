@@ -52,11 +52,11 @@ let package = Package(
             name: "DBus",
             dependencies: ["CDBus", "AsyncPrimitives", .product(name: "Metrics", package: "swift-metrics")]
         ),
-        .systemLibrary(
-            name: "CMosquitto",
-            pkgConfig: "libmosquitto",
-            providers: [.apt(["libmosquitto-dev"])]
-        ),
+        // libmosquitto's headers (Debian's libmosquitto-dev); the library
+        // itself is opened with dlopen when the first MQTT client is made, so
+        // that a gateway without --mqtt loads neither it nor its TLS
+        // libraries (see include/CMosquitto.h).
+        .target(name: "CMosquitto"),
         // MQTT knows nothing of Bluetooth or HTTP.
         .target(
             name: "MQTT",

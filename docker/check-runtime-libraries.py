@@ -3,6 +3,9 @@
 library the gateway binary needs (the stage that installs Debian's runtime
 packages; the final image then holds the files `ldd` names, copied from it).
 
+The libraries the binary opens with dlopen (libmosquitto, for `--mqtt`) are
+checked as well, with what they link: `ldd` of the binary does not list them.
+
 Each library `ldd` resolves is mapped to its Debian package (`dpkg -S`); the
 package must be one the runtime stage installs, one of their dependencies, or
 one the slim base image has (Essential packages, apt, and their
@@ -30,6 +33,25 @@ def needed_libraries(binary):
                 libraries.append(path)
         elif line.startswith("/"):
             libraries.append(line.split(" ")[0])  # the dynamic loader
+    return libraries
+
+
+# What the gateway opens with dlopen rather than links (Sources/CMosquitto):
+# sonames, found where the dynamic loader would find them.
+OPENED_AT_RUN_TIME = ["libmosquitto.so.1"]
+
+
+def opened_libraries():
+    libraries = []
+    cache = run("ldconfig", "-p")
+    for soname in OPENED_AT_RUN_TIME:
+        path = next((line.split("=>", 1)[1].strip() for line in cache.splitlines()
+                     if line.strip().startswith(soname + " ") and "=>" in line), None)
+        if path is None:
+            libraries.append(soname)  # not installed here: reported as missing
+            continue
+        libraries.append(path)
+        libraries.extend(needed_libraries(path))
     return libraries
 
 
@@ -97,7 +119,7 @@ def main():
     provided = dependency_closure(installed) | base_image_packages()
     print(f"runtime stage installs: {' '.join(sorted(installed))}")
     missing = []
-    for library in needed_libraries(binary):
+    for library in dict.fromkeys(needed_libraries(binary) + opened_libraries()):
         package = package_of(library)
         covered = package in provided
         reason = "installed" if package in installed else ("dependency or base image" if covered else "MISSING")

@@ -6,8 +6,8 @@
 #   scripts/sse-memory.sh [CLIENTS] [SETTLE_SECONDS]
 #
 # Starts a private dbus-daemon, the release bluez-sim and the release
-# gateway (make release, then swift build -c release --static-swift-stdlib
-# --product bluez-sim, first),
+# gateway (make release, then make release RELEASE_PRODUCT=bluez-sim,
+# first),
 # holds CLIENTS (1000) streams on /v1/events with Benchmarks' sse-load
 # (compiled here with cc), and prints the gateway's RSS: idle, with the
 # streams, at once after they closed, and SETTLE_SECONDS (60) later.

@@ -19,6 +19,9 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let library = Code(rawValue: 4)
         /// A file given for TLS cannot be used.
         public static let tlsFiles = Code(rawValue: 5)
+        /// libmosquitto cannot be loaded (it is opened when the first
+        /// client is made, not when the process starts).
+        public static let libraryUnavailable = Code(rawValue: 6)
     }
 
     public let code: Code
@@ -43,5 +46,5 @@ public struct MQTTError: Error, Sendable, Hashable, CustomStringConvertible {
 /// libmosquitto's text for an error number.
 func libraryErrorText(_ result: Int32) -> String {
     if result == CMOSQ_ERR_ERRNO, let text = strerror(errno) { return String(cString: text) }
-    return mosquitto_strerror(result).map { String(cString: $0) } ?? "error \(result)"
+    return cmosq_strerror(result).map { String(cString: $0) } ?? "error \(result)"
 }

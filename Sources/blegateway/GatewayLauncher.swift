@@ -36,7 +36,7 @@ enum GatewayLauncher {
         var api = settings.api
         api.metricsExposition = MetricsBackend.exposition
 
-        var services: [any Service] = []
+        var services: [any GatewayService] = []
         if settings.keepsState {
             services.append(StateStoreService(directory: settings.stateDirectory, handoffs: handoffs, logger: logger))
         }
@@ -61,7 +61,12 @@ enum GatewayLauncher {
             configuration: ServiceGroupConfiguration(
                 services: services.map {
                     // A start that fails stops, in order, what did start.
-                    ServiceGroupConfiguration.ServiceConfiguration(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup)
+                    // The name is given: without it the group makes one with
+                    // "\(service)", a cast of each service to the printing
+                    // protocols, several full scans of the binary's protocol
+                    // conformances at every start (BENCHMARKS.md, 20261129).
+                    ServiceGroupConfiguration.ServiceConfiguration(
+                        service: $0, failureTerminationBehavior: .gracefullyShutdownGroup, serviceName: $0.description)
                 },
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
     }

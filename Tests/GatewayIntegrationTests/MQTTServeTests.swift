@@ -181,6 +181,31 @@ import TestSupport
         await broker.stop()
     }
 
+    /// libmosquitto, and the TLS libraries it links, are opened for
+    /// `--mqtt` only: a gateway without it maps none of them (its idle
+    /// memory and its start-up, BENCHMARKS.md), one with it works on them.
+    @Test func libmosquittoIsLoadedOnlyForMQTT() async throws {
+        func mappedLibraries(_ process: ChildProcess) throws -> Set<String> {
+            let maps = try String(contentsOfFile: "/proc/\(process.pid)/maps", encoding: .utf8)
+            return Set(maps.split(separator: "\n").compactMap { line in
+                line.split(separator: "/").last.flatMap { name in
+                    ["libmosquitto", "libssl", "libcrypto"].first { name.hasPrefix("\($0).so") }
+                }
+            })
+        }
+        let plain = try await GatewayUnderTest.start()
+        _ = try await plain.get("/health")
+        #expect(try mappedLibraries(plain.process) == [])
+        #expect(await plain.stop() == 0)
+
+        let broker = try await Broker.start()
+        let bridged = try await GatewayUnderTest.start(arguments: ["--mqtt", broker.url])
+        #expect(await waitForCondition { bridged.process.standardError.contains("MQTT: connected to") })
+        #expect(try mappedLibraries(bridged.process) == ["libmosquitto", "libssl", "libcrypto"])
+        #expect(await bridged.stop() == 0)
+        await broker.stop()
+    }
+
     @Test func startupRefusesABadGatewayIDAndBrokerURL() async throws {
         for arguments in [
             ["--mqtt", "mqtt://127.0.0.1:1", "--gateway-id", "a/b"],

@@ -5,20 +5,20 @@ import CMosquitto
 // callback_mutex held.
 extension ClientCore {
     func installCallbacks() {
-        mosquitto_connect_v5_callback_set(handle) { _, context, result, _, properties in
+        cmosq_connect_v5_callback_set(handle) { _, context, result, _, properties in
             ClientCore.from(context)?.connected(result: result, properties: properties)
         }
-        mosquitto_disconnect_v5_callback_set(handle) { _, context, result, _ in
+        cmosq_disconnect_v5_callback_set(handle) { _, context, result, _ in
             ClientCore.from(context)?.disconnected(result: result)
         }
-        mosquitto_publish_v5_callback_set(handle) { _, context, messageID, reasonCode, _ in
+        cmosq_publish_v5_callback_set(handle) { _, context, messageID, reasonCode, _ in
             ClientCore.from(context)?.acknowledged(messageID: messageID, reasonCode: reasonCode)
         }
-        mosquitto_message_v5_callback_set(handle) { _, context, message, properties in
+        cmosq_message_v5_callback_set(handle) { _, context, message, properties in
             guard let message else { return }
             ClientCore.from(context)?.received(message.pointee, properties: properties)
         }
-        mosquitto_subscribe_v5_callback_set(handle) { _, context, messageID, count, granted, _ in
+        cmosq_subscribe_v5_callback_set(handle) { _, context, messageID, count, granted, _ in
             let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
             ClientCore.from(context)?.subscribed(messageID: messageID, grantedQoS: codes)
         }
@@ -36,8 +36,8 @@ extension ClientCore {
             guard result == 0 else {
                 let text =
                     configuration.protocolVersion == .v5
-                    ? mosquitto_reason_string(result).map { String(cString: $0) }
-                    : mosquitto_connack_string(result).map { String(cString: $0) }
+                    ? cmosq_reason_string(result).map { String(cString: $0) }
+                    : cmosq_connack_string(result).map { String(cString: $0) }
                 transition(&state, to: .disconnected(reason: "broker refused the connection: \(text ?? "code \(result)")"))
                 return
             }
@@ -93,7 +93,7 @@ extension ClientCore {
             return state.subscriptions.sorted { $0.key < $1.key }.compactMap { _, entry in
                 if !identifiers.isEmpty { return filters.contains(entry.filter) ? entry.handler : nil }
                 var matches = false
-                mosquitto_topic_matches_sub(entry.filter, message.topic, &matches)
+                cmosq_topic_matches_sub(entry.filter, message.topic, &matches)
                 return matches ? entry.handler : nil
             }
         }

@@ -54,7 +54,7 @@ extension ClientCore {
     /// between reconnects.
     func requestStop() {
         state.withLock { $0.stopRequested = true }
-        mosquitto_disconnect_v5(handle, 0, nil)
+        cmosq_disconnect_v5(handle, 0, nil)
         wake()
     }
 
@@ -80,7 +80,7 @@ extension ClientCore {
                 let answerBy = ContinuousClock.now + Self.connectAnswerTimeout
                 repeat {
                     if stopRequested && !disconnectSent {
-                        mosquitto_disconnect_v5(handle, 0, nil)
+                        cmosq_disconnect_v5(handle, 0, nil)
                         disconnectSent = true
                     }
                     // A short timeout bounds how late a stop request that
@@ -119,9 +119,9 @@ extension ClientCore {
     /// gateway holding a thousand HTTP streams opens, so the client would
     /// never connect.
     private func turn(timeoutMilliseconds: Int32) -> Int32 {
-        let socket = mosquitto_socket(handle)
+        let socket = cmosq_socket(handle)
         guard socket >= 0 else { return CMOSQ_ERR_NO_CONN }
-        let pending = Int16(mosquitto_want_write(handle) ? POLLIN | POLLOUT : POLLIN)
+        let pending = Int16(cmosq_want_write(handle) ? POLLIN | POLLOUT : POLLIN)
         var descriptors = (
             pollfd(fd: socket, events: pending, revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
@@ -135,23 +135,23 @@ extension ClientCore {
             _ = withUnsafeMutableBytes(of: &drained) { read(wakeDescriptor, $0.baseAddress, $0.count) }
         }
         if descriptors.0.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-            let reading = mosquitto_loop_read(handle, 1)
-            guard reading == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return reading }
+            let reading = cmosq_loop_read(handle, 1)
+            guard reading == CMOSQ_ERR_SUCCESS, cmosq_socket(handle) >= 0 else { return reading }
         }
         // What other threads queued since the wait began, or the rest of a
         // packet the socket took only part of.
-        if mosquitto_want_write(handle) {
-            let writing = mosquitto_loop_write(handle, 1)
-            guard writing == CMOSQ_ERR_SUCCESS, mosquitto_socket(handle) >= 0 else { return writing }
+        if cmosq_want_write(handle) {
+            let writing = cmosq_loop_write(handle, 1)
+            guard writing == CMOSQ_ERR_SUCCESS, cmosq_socket(handle) >= 0 else { return writing }
         }
-        return mosquitto_loop_misc(handle)
+        return cmosq_loop_misc(handle)
     }
 
     /// Wakes a turn that waits while a packet is left to write: libmosquitto
     /// writes what other threads publish at once, and leaves the rest of a
     /// packet the socket did not take for the loop thread.
     func wakeIfWriting() {
-        if mosquitto_want_write(handle) { wake() }
+        if cmosq_want_write(handle) { wake() }
     }
 
     /// The client is stopped: observers end, waiting subscribers fail.
@@ -177,16 +177,16 @@ extension ClientCore {
     /// CONNECT (the CONNACK arrives later, in a turn's `mosquitto_loop_read`).
     private func connect(_ broker: BrokerURL) -> Int32 {
         var list: OpaquePointer? = nil
-        defer { mosquitto_property_free_all(&list) }
+        defer { cmosq_property_free_all(&list) }
         if configuration.protocolVersion == .v5, let expiry = configuration.sessionExpiryInterval {
-            let added = mosquitto_property_add_int32(&list, CMOSQ_PROP_SESSION_EXPIRY_INTERVAL, expiry)
+            let added = cmosq_property_add_int32(&list, CMOSQ_PROP_SESSION_EXPIRY_INTERVAL, expiry)
             guard added == CMOSQ_ERR_SUCCESS else { return added }
         }
         if configuration.protocolVersion == .v5, let size = configuration.maximumPacketSize {
-            let added = mosquitto_property_add_int32(&list, CMOSQ_PROP_MAXIMUM_PACKET_SIZE, size)
+            let added = cmosq_property_add_int32(&list, CMOSQ_PROP_MAXIMUM_PACKET_SIZE, size)
             guard added == CMOSQ_ERR_SUCCESS else { return added }
         }
-        return mosquitto_connect_bind_v5(
+        return cmosq_connect_bind_v5(
             handle, broker.host, Int32(broker.port), Int32(configuration.keepAlive), nil, list)
     }
 

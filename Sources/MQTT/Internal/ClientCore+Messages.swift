@@ -4,7 +4,7 @@ import CMosquitto
 // for draining and re-subscribing, from the loop thread's callbacks).
 extension ClientCore {
     func publish(_ message: OutgoingMessage) throws -> PublishOutcome {
-        guard mosquitto_pub_topic_check(message.topic) == CMOSQ_ERR_SUCCESS else {
+        guard cmosq_pub_topic_check(message.topic) == CMOSQ_ERR_SUCCESS else {
             throw MQTTError(.invalidArgument, "not a topic to publish to: \(message.topic)")
         }
         guard message.payload.count <= 268_435_455 else {
@@ -63,7 +63,7 @@ extension ClientCore {
         let properties = configuration.protocolVersion == .v5 ? message.properties : MessageProperties()
         let result = try PropertyList.with(properties) { list in
             message.payload.withUnsafeBytes { bytes in
-                mosquitto_publish_v5(
+                cmosq_publish_v5(
                     handle, &messageID, message.topic, Int32(bytes.count), bytes.baseAddress,
                     Int32(message.qos.rawValue), message.retain, list)
             }
@@ -89,7 +89,7 @@ extension ClientCore {
     func subscribe(
         _ filter: String, qos: QoS, waitForAcknowledgement: Bool, handler: @escaping @Sendable (Message) -> Void
     ) async throws -> Subscription {
-        guard mosquitto_sub_topic_check(filter) == CMOSQ_ERR_SUCCESS else {
+        guard cmosq_sub_topic_check(filter) == CMOSQ_ERR_SUCCESS else {
             throw MQTTError(.invalidArgument, "not a topic filter: \(filter)")
         }
         let id = try state.withLock { state throws -> Int in
@@ -130,12 +130,12 @@ extension ClientCore {
         guard let entry = state.subscriptions[id] else { return }
         var messageID: Int32 = 0
         var properties: OpaquePointer? = nil
-        defer { mosquitto_property_free_all(&properties) }
+        defer { cmosq_property_free_all(&properties) }
         if state.subscriptionIdentifiersAvailable {
             let identifier = Self.identifier(of: entry.filter, in: &state)
-            _ = mosquitto_property_add_varint(&properties, CMOSQ_PROP_SUBSCRIPTION_IDENTIFIER, identifier)
+            _ = cmosq_property_add_varint(&properties, CMOSQ_PROP_SUBSCRIPTION_IDENTIFIER, identifier)
         }
-        let result = mosquitto_subscribe_v5(
+        let result = cmosq_subscribe_v5(
             handle, &messageID, entry.filter, Int32(entry.qos.rawValue), 0, properties)
         wakeIfWriting()
         // NO_CONN: the connection just went; the next CONNACK subscribes.
@@ -158,7 +158,7 @@ extension ClientCore {
             guard let entry = state.subscriptions.removeValue(forKey: subscription.id) else { return [] }
             let stillWanted = state.subscriptions.values.contains { $0.filter == entry.filter }
             if !stillWanted && state.connection == .connected {
-                mosquitto_unsubscribe_v5(handle, nil, entry.filter, nil)
+                cmosq_unsubscribe_v5(handle, nil, entry.filter, nil)
                 wakeIfWriting()
             }
             return entry.waiters

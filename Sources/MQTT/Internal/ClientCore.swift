@@ -73,7 +73,7 @@ final class ClientCore: @unchecked Sendable {
     }
 
     init(configuration: Configuration) throws {
-        _ = libraryInitialised
+        try MosquittoLibrary.load()
         guard (5...65535).contains(configuration.keepAlive) else {
             throw MQTTError(.invalidArgument, "keepalive must be between 5 and 65535 seconds")
         }
@@ -82,12 +82,12 @@ final class ClientCore: @unchecked Sendable {
         else {
             throw MQTTError(.invalidArgument, "the in-flight limit is 1...65535 and the outbox capacity at least 0")
         }
-        guard let handle = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
+        guard let handle = cmosq_new(configuration.clientID, configuration.cleanStart, nil) else {
             throw MQTTError(.invalidArgument, "cannot create an MQTT client for id \(configuration.clientID)")
         }
         let wake = cmosq_eventfd()
         guard wake >= 0 else {
-            mosquitto_destroy(handle)
+            cmosq_destroy(handle)
             throw MQTTError(.library, "eventfd failed: errno \(errno)")
         }
         self.handle = handle
@@ -96,12 +96,12 @@ final class ClientCore: @unchecked Sendable {
         self.state = Mutex(State(outbox: Outbox(capacity: configuration.outboxCapacity)))
         // On failure, deinit frees the handle and the descriptor.
         try configure()
-        mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
+        cmosq_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         installCallbacks()
     }
 
     deinit {
-        mosquitto_destroy(handle)
+        cmosq_destroy(handle)
         close(wakeDescriptor)
     }
 
@@ -118,10 +118,10 @@ final class ClientCore: @unchecked Sendable {
         try check(cmosq_int_option(handle, CMOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
         // Threaded mode: calls from other threads queue packets and wake the
         // loop thread instead of writing to the socket themselves.
-        try check(mosquitto_threaded_set(handle, true), "threaded mode")
+        try check(cmosq_threaded_set(handle, true), "threaded mode")
         if let credentials = configuration.effectiveCredentials {
             try check(
-                mosquitto_username_pw_set(handle, credentials.username, credentials.password), "user name and password")
+                cmosq_username_pw_set(handle, credentials.username, credentials.password), "user name and password")
         }
         if configuration.broker.usesTLS {
             let files = configuration.tls
@@ -134,17 +134,13 @@ final class ClientCore: @unchecked Sendable {
             }
             let caDirectory = files.caFile == nil ? "/etc/ssl/certs" : nil
             try check(
-                mosquitto_tls_set(handle, files.caFile, caDirectory, files.certificateFile, files.keyFile, nil), "TLS")
+                cmosq_tls_set(handle, files.caFile, caDirectory, files.certificateFile, files.keyFile, nil), "TLS")
         }
         if let will = configuration.will {
             try check(
-                mosquitto_will_set_v5(
+                cmosq_will_set_v5(
                     handle, will.topic, Int32(will.payload.count), will.payload, Int32(will.qos.rawValue), will.retain,
                     nil), "Last Will")
         }
     }
 }
-
-/// `mosquitto_lib_init` is not thread-safe and must run once before any
-/// other call: a global's lazy initialiser runs exactly once.
-private let libraryInitialised: Int32 = mosquitto_lib_init()

@@ -10,12 +10,12 @@ enum PropertyList {
         _ properties: MessageProperties, _ body: (OpaquePointer?) throws -> Result
     ) throws -> Result {
         var list: OpaquePointer? = nil
-        defer { mosquitto_property_free_all(&list) }
+        defer { cmosq_property_free_all(&list) }
         func check(_ result: Int32, _ what: String) throws {
             guard result == CMOSQ_ERR_SUCCESS else { throw MQTTError.library(result, "property \(what)") }
         }
         if let topic = properties.responseTopic {
-            try check(mosquitto_property_add_string(&list, CMOSQ_PROP_RESPONSE_TOPIC, topic), "response topic")
+            try check(cmosq_property_add_string(&list, CMOSQ_PROP_RESPONSE_TOPIC, topic), "response topic")
         }
         if let data = properties.correlationData {
             guard data.count <= Int(UInt16.max) else {
@@ -23,21 +23,21 @@ enum PropertyList {
             }
             try data.withUnsafeBytes { bytes in
                 try check(
-                    mosquitto_property_add_binary(
+                    cmosq_property_add_binary(
                         &list, CMOSQ_PROP_CORRELATION_DATA, bytes.baseAddress, UInt16(bytes.count)),
                     "correlation data")
             }
         }
         if let contentType = properties.contentType {
-            try check(mosquitto_property_add_string(&list, CMOSQ_PROP_CONTENT_TYPE, contentType), "content type")
+            try check(cmosq_property_add_string(&list, CMOSQ_PROP_CONTENT_TYPE, contentType), "content type")
         }
         if let expiry = properties.messageExpiryInterval {
             try check(
-                mosquitto_property_add_int32(&list, CMOSQ_PROP_MESSAGE_EXPIRY_INTERVAL, expiry), "message expiry")
+                cmosq_property_add_int32(&list, CMOSQ_PROP_MESSAGE_EXPIRY_INTERVAL, expiry), "message expiry")
         }
         for property in properties.userProperties {
             try check(
-                mosquitto_property_add_string_pair(&list, CMOSQ_PROP_USER_PROPERTY, property.name, property.value),
+                cmosq_property_add_string_pair(&list, CMOSQ_PROP_USER_PROPERTY, property.name, property.value),
                 "user property")
         }
         return try body(list)
@@ -51,7 +51,7 @@ enum PropertyList {
         var skipFirst = false
         while let current = cursor {
             var value: UInt32 = 0
-            guard let found = mosquitto_property_read_varint(current, CMOSQ_PROP_SUBSCRIPTION_IDENTIFIER, &value, skipFirst)
+            guard let found = cmosq_property_read_varint(current, CMOSQ_PROP_SUBSCRIPTION_IDENTIFIER, &value, skipFirst)
             else { break }
             identifiers.append(value)
             cursor = found
@@ -65,7 +65,7 @@ enum PropertyList {
     static func subscriptionIdentifiersAvailable(_ list: OpaquePointer?) -> Bool {
         guard let list else { return true }
         var available: UInt8 = 1
-        _ = mosquitto_property_read_byte(list, CMOSQ_PROP_SUBSCRIPTION_ID_AVAILABLE, &available, false)
+        _ = cmosq_property_read_byte(list, CMOSQ_PROP_SUBSCRIPTION_ID_AVAILABLE, &available, false)
         return available != 0
     }
 
@@ -77,13 +77,13 @@ enum PropertyList {
         result.contentType = readString(list, CMOSQ_PROP_CONTENT_TYPE)
         var raw: UnsafeMutableRawPointer? = nil
         var length: UInt16 = 0
-        if mosquitto_property_read_binary(list, CMOSQ_PROP_CORRELATION_DATA, &raw, &length, false) != nil {
+        if cmosq_property_read_binary(list, CMOSQ_PROP_CORRELATION_DATA, &raw, &length, false) != nil {
             result.correlationData =
                 raw.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(length))) } ?? []
             free(raw)
         }
         var expiry: UInt32 = 0
-        if mosquitto_property_read_int32(list, CMOSQ_PROP_MESSAGE_EXPIRY_INTERVAL, &expiry, false) != nil {
+        if cmosq_property_read_int32(list, CMOSQ_PROP_MESSAGE_EXPIRY_INTERVAL, &expiry, false) != nil {
             result.messageExpiryInterval = expiry
         }
         var cursor: OpaquePointer? = list
@@ -91,7 +91,7 @@ enum PropertyList {
         while true {
             var name: UnsafeMutablePointer<CChar>? = nil
             var value: UnsafeMutablePointer<CChar>? = nil
-            guard let found = mosquitto_property_read_string_pair(cursor, CMOSQ_PROP_USER_PROPERTY, &name, &value, skipFirst)
+            guard let found = cmosq_property_read_string_pair(cursor, CMOSQ_PROP_USER_PROPERTY, &name, &value, skipFirst)
             else { break }
             if let name, let value {
                 result.userProperties.append(UserProperty(String(cString: name), String(cString: value)))
@@ -106,7 +106,7 @@ enum PropertyList {
 
     private static func readString(_ list: OpaquePointer, _ identifier: Int32) -> String? {
         var value: UnsafeMutablePointer<CChar>? = nil
-        guard mosquitto_property_read_string(list, identifier, &value, false) != nil, let value else { return nil }
+        guard cmosq_property_read_string(list, identifier, &value, false) != nil, let value else { return nil }
         defer { free(value) }
         return String(cString: value)
     }

@@ -7,5 +7,7 @@ import ServiceLifecycle
 protocol GatewayService: Service, CustomStringConvertible {}
 
 extension GatewayService {
-    var description: String { String(describing: Self.self) }
+    /// The type's name, without `String(describing:)`, whose dynamic casts
+    /// each scan every protocol conformance of the binary the first time.
+    var description: String { _typeName(Self.self, qualified: false) }
 }
