@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service as ChromeService
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -66,7 +66,12 @@ class Check:
         self.url = url
         self.screenshots = screenshots
         self.browser = browser
-        self.wait = WebDriverWait(driver, TIMEOUT, poll_frequency=0.2)
+        # The console re-renders its lists as events come: an element found a
+        # moment ago may be gone when the driver reads it, so the wait asks
+        # again rather than failing.
+        self.wait = WebDriverWait(
+            driver, TIMEOUT, poll_frequency=0.2, ignored_exceptions=(StaleElementReferenceException,)
+        )
         self.step = "loading the console"
         self.seen: dict[str, Any] = {"browser": browser, "screenshots": []}
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chromium.webdriver import ChromiumDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -35,8 +36,14 @@ UART_RX = "6e400002-b5a3-f393-e0a9-e50e24dcca9e"
 
 
 def wait_for(driver: WebDriver, condition: Callable[[WebDriver], Any], what: str) -> Any:
+    # The page re-renders the chooser's list and the log as devices and
+    # lines come: an element found a moment ago may be gone when the driver
+    # reads it (WebKitGTK's driver even says so from find_elements), which
+    # is not the condition failing, so the wait asks again.
     try:
-        return WebDriverWait(driver, TIMEOUT, poll_frequency=0.1).until(condition)
+        return WebDriverWait(
+            driver, TIMEOUT, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+        ).until(condition)
     except Exception as error:
         log = [line.text for line in driver.find_elements(By.CSS_SELECTOR, "#log li")]
         raise AssertionError(f"waiting for {what}; the page's log: {log}") from error
