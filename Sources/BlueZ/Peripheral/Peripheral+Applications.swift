@@ -109,8 +109,7 @@ extension Peripheral {
         guard number(id, prefix: prefix) != nil else {
             throw BlueZError(.invalidArguments, "\(String(reflecting: id)) is not an id the gateway gives (\(prefix)1, \(prefix)2, …)")
         }
-        guard !adapter.isEmpty, adapter.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
-        else {
+        guard (try? ObjectPath.root.appending(adapter)) != nil else {
             throw BlueZError(.invalidArguments, "\(String(reflecting: adapter)) is not an adapter name")
         }
     }
