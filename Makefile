@@ -205,7 +205,8 @@ e2e-sim: test-deps
 ## report.json, and after a complete run the summary and full report in
 ## BENCHMARKS.md. Not part of `make test` or CI.
 ## BENCH_PHASES runs a subset (`make bench BENCH_PHASES=read,peer-notify`:
-## startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet, curves;
+## startup, memory, economy, read, notify, fanout, churn, state, scan, burst, bleak, fleet, curves,
+## image (the container image's size, built by docker/container-check.sh --build-only);
 ## raw-, gateway- or peer- before a phase runs it for that subject only);
 ## BENCH_DURATION (seconds per measurement, default 8), BENCH_CHURN_SECONDS
 ## (default 60) and BENCH_SETTLE_SECONDS (default 60) change the run; `make

@@ -31,7 +31,7 @@ struct Options {
 
     /// The phases, in the order they run; `--only` accepts these names (a
     /// phase added in a file of its own adds its name here).
-    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak", "fleet", "curves"]
+    static let phases = ["startup", "memory", "economy", "read", "notify", "fanout", "churn", "state", "scan", "burst", "bleak", "fleet", "curves", "image"]
     static let aliases = ["rest": "read"]
 
     /// Whether `phase` runs for `subject` (nil: for any subject).
@@ -301,6 +301,7 @@ final class Bench {
         if options.wants("burst", .gateway) { try timed("burst") { try burst() } }
         if options.wants("bleak", .gateway) { try timed("bleak") { try bleak() } }
         if options.wants("fleet", .gateway) { try timed("fleet") { try fleet() } }
+        if options.wants("image", .gateway) { try timed("image") { try image() } }
         results["idle_after"] = Machine.idleSample(seconds: 2)
     }
 
