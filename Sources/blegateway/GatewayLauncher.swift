@@ -38,7 +38,8 @@ enum GatewayLauncher {
 
         var services: [any GatewayService] = []
         if settings.keepsState {
-            services.append(StateStoreService(directory: settings.stateDirectory, handoffs: handoffs, logger: logger))
+            services.append(StateStoreService(
+                directory: settings.stateDirectory, durability: settings.stateDurability, handoffs: handoffs, logger: logger))
         }
         if let simulate = settings.simulate {
             services.append(SimulationService(choice: simulate, handoffs: handoffs, logger: logger))

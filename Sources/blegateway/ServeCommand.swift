@@ -159,6 +159,20 @@ struct ServeCommand: AsyncParsableCommand {
     var noState = false
 
     @Option(
+        .stateDurability,
+        help: ArgumentHelp(
+            "How hard the state store syncs: full or normal.",
+            discussion: """
+                full (the default) syncs every commit to the disk: a kill -9 or a power loss loses at most the events \
+                of the last few milliseconds. normal leaves the syncing to SQLite's checkpoints: what the gateway \
+                acknowledged still survives a kill -9, but a power loss or a kernel crash may roll back the commits since \
+                the last checkpoint (seconds to minutes of events, and recent keeps or subscriptions, which the start \
+                then reports); it costs less CPU and disk wear per notification (BENCHMARKS.md has the figures).
+                """,
+            valueName: "full|normal"))
+    var stateDurability = "full"
+
+    @Option(
         .heartbeatInterval,
         help: ArgumentHelp(
             "Seconds between the comment heartbeats of event streams.",

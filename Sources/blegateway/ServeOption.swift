@@ -26,6 +26,7 @@ enum ServeOption: String, CaseIterable {
     case bus, simulate
     case stateDir = "state-dir"
     case noState = "no-state"
+    case stateDurability = "state-durability"
     case heartbeatInterval = "heartbeat-interval"
     case replayBuffer = "replay-buffer"
     case streamBufferMax = "stream-buffer-max"

@@ -22,6 +22,7 @@ extension Settings {
             ("bus", simulate == nil ? bus.description : "(the simulator's private bus)"),
             ("simulate", simulate ?? "(off)"),
             ("state-dir", keepsState ? stateDirectory ?? "(a temporary directory)" : "(none: --no-state)"),
+            ("state-durability", keepsState ? stateDurability.rawValue : "(none: --no-state)"),
             ("replay-buffer", String(api.replayBufferSize)),
             ("stream-buffer-max", String(api.maximumStreamBufferBytes / 1024)),
             ("max-connections", String(server.connectionLimit)),

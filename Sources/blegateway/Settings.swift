@@ -9,6 +9,7 @@ import Foundation
 import GatewayAPI
 import HTTPServer
 import Logging
+import PersistedState
 
 /// The serve command's options (the environment's values among them)
 /// checked and made into the values the gateway uses.
@@ -34,6 +35,8 @@ struct Settings {
     var stateDirectory: String?
     /// `--no-state`: no store at all; everything lives in memory only.
     var keepsState = true
+    /// `--state-durability`: how hard the store syncs.
+    var stateDurability = StoreOptions.Durability.full
 
     /// The state directory when neither `--state-dir` nor the environment
     /// names one and the gateway runs on bluetoothd.
@@ -118,6 +121,10 @@ struct Settings {
             stateDirectory = nil
         }
         if stateDirectory == nil, simulate == nil, keepsState { stateDirectory = Self.defaultStateDirectory }
+        guard let durability = StoreOptions.Durability(rawValue: command.stateDurability.lowercased()) else {
+            throw ValidationError("--state-durability must be full or normal, not '\(command.stateDurability)'")
+        }
+        stateDurability = durability
         mqtt = try MQTTSettings(command.mqtt)
     }
 

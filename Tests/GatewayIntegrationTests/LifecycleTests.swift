@@ -210,6 +210,22 @@ import Testing
         #expect(bad.error.contains("--max-connections") && bad.error.contains("BLEGATEWAY_MAX_CONNECTIONS"), "\(bad.error)")
     }
 
+    /// `--state-durability` is full unless asked otherwise, takes normal
+    /// from the command line or the environment, and refuses anything else.
+    @Test func theStateDurabilityIsFullUnlessAskedOtherwise() async throws {
+        let plain = try await run([GatewayUnderTest.executable, "serve", "--simulate", "--print-config"])
+        #expect(plain.status == 0 && plain.output.contains("state-durability: full"), "\(plain.output)\(plain.error)")
+        let normal = try await run(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--print-config"],
+            environment: ["BLEGATEWAY_STATE_DURABILITY": "normal"])
+        #expect(normal.status == 0 && normal.output.contains("state-durability: normal"), "\(normal.output)\(normal.error)")
+        let none = try await run(
+            [GatewayUnderTest.executable, "serve", "--simulate", "--no-state", "--state-durability", "normal", "--print-config"])
+        #expect(none.output.contains("state-durability: (none: --no-state)"), "\(none.output)\(none.error)")
+        let bad = try await run([GatewayUnderTest.executable, "serve", "--simulate", "--state-durability", "sometimes"])
+        #expect(bad.status == 64 && bad.error.contains("--state-durability must be full or normal"), "\(bad.error)")
+    }
+
     /// The fleet's timings are options, each checked, and `--print-config`
     /// shows what the bridge runs with.
     @Test func theFleetTimingsAreOptions() async throws {

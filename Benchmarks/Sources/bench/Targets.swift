@@ -98,6 +98,16 @@ extension Bench {
             target: "CPU per notification, store on, at 1 kHz and at the highest rate both keep without loss: ≤ 0.7× the peer's",
             measured: measured, comparison: comparison,
             met: all(perNotification.flatMap { g in peerPerNotification.map { g <= 0.7 * $0 } }, atCommon)))
+        // The same at 1 kHz for each durability the store offers, measured
+        // side by side in the `state` phase (for comparison, no target).
+        let byDurability = ["full", "normal", "off"].map { value("gateway.notify1k.\($0).cpu_per_notification_us") }
+        if byDurability.contains(where: { $0 != nil }) {
+            rows.append(TargetRow(
+                target: "CPU per notification at 1 kHz by store durability: full (default) / normal / --no-state (state phase; for comparison)",
+                measured: byDurability.map { n($0, "µs") }.joined(separator: " / "),
+                comparison: "peer \(n(peerPerNotification, "µs")); ÷ peer " + byDurability.map { Format.ratio($0.flatMap { g in peerPerNotification.map { g / $0 } }) }.joined(separator: " / "),
+                met: nil, judged: false))
+        }
         let best = value("gateway.notify.best_rate"), rawBest = value("raw.notify.best_rate")
         rows.append(TargetRow(
             target: "one subscriber's zero-loss rate: ≥ 0.95× raw",

@@ -16,6 +16,8 @@ import ServiceLifecycle
 struct StateStoreService: GatewayService {
     /// nil: a fresh temporary directory.
     let directory: String?
+    /// `--state-durability`.
+    let durability: StoreOptions.Durability
     let handoffs: Handoffs
     let logger: Logger
 
@@ -48,14 +50,16 @@ struct StateStoreService: GatewayService {
         }
         let store: Store
         do {
-            store = try await Store.openWithoutBlocking(directory: path, logger: logger)
+            var options = StoreOptions()
+            options.durability = durability
+            store = try await Store.openWithoutBlocking(directory: path, options: options, logger: logger)
         } catch {
             if temporary { try? FileManager.default.removeItem(atPath: path) }
             throw StartupError("the state store cannot be used: \(error.message)")
         }
         let summary = store.eventLogSummary
         logger.info(
-            "state store \(store.path)\(temporary ? " (temporary, removed on exit)" : ""): \(summary.count) stored event(s), next event id \(store.nextEventID)")
+            "state store \(store.path)\(temporary ? " (temporary, removed on exit)" : ""), durability \(durability.rawValue): \(summary.count) stored event(s), next event id \(store.nextEventID)")
         return (store, temporary ? path : nil)
     }
 }
