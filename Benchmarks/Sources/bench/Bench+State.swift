@@ -65,31 +65,28 @@ extension Bench {
             gateway = nil
         }
         results["state_store"] = figures
-        let off = figures["off"] ?? [:], on = figures["on"] ?? [:]
-        let cpuOff = ((off["at_1khz"] as? [String: Any])?["cpu"] as? [String: Double])?["gateway"]
-        let cpuOn = ((on["at_1khz"] as? [String: Any])?["cpu"] as? [String: Double])?["gateway"]
-        let deliveredOff = (off["offered_10khz"] as? [String: Any])?.double("delivered_rate")
-        let deliveredOn = (on["offered_10khz"] as? [String: Any])?.double("delivered_rate")
-        add(Row(section: section, metric: "notification events/s delivered at 10,000/s offered, store on (gateway) vs off (baseline)",
-                gateway: deliveredOn, baseline: deliveredOff, unit: "/s", better: .higher,
-                note: "target: on ≥ 0.8 × off; every value also goes to the event log (and with the store, to SQLite)"))
-        add(Row(section: section, metric: "highest notification rate with zero loss, store on (gateway) vs off (baseline)",
-                gateway: on["highest_lossless"] as? Double, baseline: off["highest_lossless"] as? Double, unit: "/s",
-                better: .higher, note: "target: on ≥ 0.8 × off; 4 s steps"))
-        add(Row(section: section, metric: "gateway CPU at 1 kHz, store on (gateway) vs off (baseline)", gateway: cpuOn,
-                baseline: cpuOff, unit: "%", better: .lower, note: "% of one core"))
-        let normal = figures["normal"] ?? [:]
-        let cpuNormal = ((normal["at_1khz"] as? [String: Any])?["cpu"] as? [String: Double])?["gateway"]
-        add(Row(section: section, metric: "gateway CPU at 1 kHz, --state-durability normal (gateway) vs off (baseline)",
-                gateway: cpuNormal, baseline: cpuOff, unit: "%", better: .lower,
-                note: "% of one core; normal: commits not synced, SQLite's checkpoints are"))
-        add(Row(section: section, metric: "highest notification rate with zero loss, --state-durability normal (gateway) vs off (baseline)",
-                gateway: normal["highest_lossless"] as? Double, baseline: off["highest_lossless"] as? Double, unit: "/s",
-                better: .higher, note: "4 s steps"))
+        func cpuAt1kHz(_ label: String) -> Double? {
+            ((figures[label]?["at_1khz"] as? [String: Any])?["cpu"] as? [String: Double])?["gateway"]
+        }
+        let off = figures["off"] ?? [:]
+        // Each store setting beside the store off: "on" (full durability,
+        // the default) and "normal".
+        for (label, name) in [("on", "store on"), ("normal", "--state-durability normal")] {
+            let measured = figures[label] ?? [:]
+            add(Row(section: section, metric: "notification events/s delivered at 10,000/s offered, \(name) (gateway) vs off (baseline)",
+                    gateway: (measured["offered_10khz"] as? [String: Any])?.double("delivered_rate"),
+                    baseline: (off["offered_10khz"] as? [String: Any])?.double("delivered_rate"), unit: "/s", better: .higher,
+                    note: "target: on ≥ 0.8 × off; every value also goes to the event log (and with the store, to SQLite)"))
+            add(Row(section: section, metric: "highest notification rate with zero loss, \(name) (gateway) vs off (baseline)",
+                    gateway: measured["highest_lossless"] as? Double, baseline: off["highest_lossless"] as? Double, unit: "/s",
+                    better: .higher, note: "target: on ≥ 0.8 × off; 4 s steps"))
+            add(Row(section: section, metric: "gateway CPU at 1 kHz, \(name) (gateway) vs off (baseline)", gateway: cpuAt1kHz(label),
+                    baseline: cpuAt1kHz("off"), unit: "%", better: .lower, note: "% of one core"))
+        }
         // % of a core at 1,000/s is 10 µs a notification per percent.
-        figure(.gateway, "notify1k.off.cpu_per_notification_us", cpuOff.map { $0 * 10 })
-        figure(.gateway, "notify1k.full.cpu_per_notification_us", cpuOn.map { $0 * 10 })
-        figure(.gateway, "notify1k.normal.cpu_per_notification_us", cpuNormal.map { $0 * 10 })
+        for (label, durability) in [("off", "off"), ("on", "full"), ("normal", "normal")] {
+            figure(.gateway, "notify1k.\(durability).cpu_per_notification_us", cpuAt1kHz(label).map { $0 * 10 })
+        }
         try keptDevices(directory: directory)
     }
 
