@@ -78,6 +78,8 @@ public final class Central: Sendable {
     public init(connection: Connection, options: Options = Options()) {
         self.bus = Mutex(connection)
         self.options = options
+        // Made now, so that /metrics shows it at 0 before any drop.
+        _ = NotifySocketReader.droppedCounter
     }
 
     deinit {

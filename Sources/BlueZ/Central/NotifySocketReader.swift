@@ -1,4 +1,5 @@
 import Glibc
+import Metrics
 import Synchronization
 
 /// Reads every acquired notification socket of the process on a thread of
@@ -25,6 +26,17 @@ final class NotifySocketReader: Sendable {
     /// newest are dropped, as the socket would drop them.
     static let queueLimit = 65_536
 
+    /// Packets dropped because their socket's queue was full (the loop
+    /// that delivers them was that far behind): what bluetoothd's socket
+    /// would have dropped, counted here where it cannot be.
+    /// `blegateway_notifications_dropped_total`; made with the central, so
+    /// that it reads 0 before the first drop.
+    static let droppedCounter = Counter(label: "blegateway_notifications_dropped_total")
+
+    /// Every packet dropped since the process started (the counter's value).
+    var droppedPackets: Int { dropped.load(ordering: .relaxed) }
+    private let dropped = Atomic<Int>(0)
+
     /// How long the reader waits before reading sockets that held more
     /// than one value again (bluetoothd's socket fills in 9 ms at 30,000
     /// values a second).
@@ -43,10 +55,13 @@ final class NotifySocketReader: Sendable {
         // Both change the queue in place (through the dictionary's
         // subscript): a copy of the socket would copy its whole backlog.
 
-        /// Adds what was read, up to the limit.
-        mutating func queue(_ read: [[UInt8]], hungUp ended: Bool) {
-            packets += read.prefix(max(0, NotifySocketReader.queueLimit - packets.count))
+        /// Adds what was read, up to the limit; returns how many packets
+        /// did not fit.
+        mutating func queue(_ read: [[UInt8]], hungUp ended: Bool) -> Int {
+            let room = max(0, NotifySocketReader.queueLimit - packets.count)
+            packets += read.prefix(room)
             if ended { hungUp = true }
+            return max(0, read.count - room)
         }
 
         /// The first `limit` packets, taken off the queue.
@@ -204,10 +219,14 @@ final class NotifySocketReader: Sendable {
                     if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) { ended = true }
                     break
                 }
-                let wake = state.withLock { state -> Int32? in
-                    guard state.sockets[id]?.removed == false else { return nil }
-                    state.sockets[id]?.queue(packets, hungUp: ended)
-                    return state.sockets[id]?.wake
+                let (wake, overflow) = state.withLock { state -> (Int32?, Int) in
+                    guard state.sockets[id]?.removed == false else { return (nil, 0) }
+                    let overflow = state.sockets[id]?.queue(packets, hungUp: ended) ?? 0
+                    return (state.sockets[id]?.wake, overflow)
+                }
+                if overflow > 0 {
+                    dropped.add(overflow, ordering: .relaxed)
+                    Self.droppedCounter.increment(by: overflow)
                 }
                 if let wake {
                     var byte: UInt8 = 1

@@ -15,6 +15,9 @@ enum MetricCatalogue {
         "blegateway_dbus_call_errors_total":
             "D-Bus method calls answered with an error (its name), timed out or cut off, by interface.member.",
         "blegateway_dbus_reconnect_attempts_total": "Attempts to connect to the bus again after losing it.",
+        // BlueZ
+        "blegateway_notifications_dropped_total":
+            "Notification values dropped because the gateway fell more than 65,536 values behind on one subscription's socket.",
         // GatewayAPI
         "blegateway_devices_connected": "Devices bluetoothd reports connected.",
         "blegateway_devices_connected_by_gateway": "Connected devices that the gateway connected.",
