@@ -1867,6 +1867,7 @@ paths:
       - $ref: "#/components/parameters/ServiceQuery"
       - $ref: "#/components/parameters/AdapterQuery"
       - $ref: "#/components/parameters/Timeout"
+      - $ref: "#/components/parameters/PairMode"
     get:
       tags: [fleet]
       operationId: fleetReadCharacteristic
@@ -6017,6 +6018,7 @@ paths:
     - $ref: '#/components/parameters/ServiceQuery'
     - $ref: '#/components/parameters/AdapterQuery'
     - $ref: '#/components/parameters/Timeout'
+    - $ref: '#/components/parameters/PairMode'
     get:
       tags:
       - fleet

@@ -207,6 +207,14 @@ import TestSupport
                   - uuid: "2a39"
                     flags: [write]
                     behaviour: { kind: control-point, accept: ["01"], error: 0x80 }
+              - uuid: "0000ff00-0000-1000-8000-00805f9b34fb"
+                characteristics:
+                  - uuid: "0000ff03-0000-1000-8000-00805f9b34fb"
+                    flags: [read, write]
+                    value: "0000"
+                    encrypted: true
+            pairing:
+              accept: false
         """
 
     @Test func theGATTDatabaseAndDescriptorsThroughAnyGateway() async throws {
@@ -296,7 +304,21 @@ import TestSupport
             "PUT", device + "/characteristics/2a39/value", json: #"{"value":"02"}"#, headers: Self.auth)
         #expect(refused.status == 502 && refused.headers["gateway"] == "g-b", "\(refused)")
         #expect(refused.object["att_error"] as? Int == 0x80, "\(refused)")
+        // `?pair=auto` reaches the holder: an encrypted characteristic of a
+        // device that refuses to pair is not-paired without it, and with it
+        // the holder tries to pair and says why it could not.
+        let secret = device + "/characteristics/0000ff03-0000-1000-8000-00805f9b34fb/value"
+        let plain = try await a.get(secret, headers: Self.auth)
+        #expect(plain.status == 403 && plain.object["type"] as? String == "urn:blegateway:problem:not-paired", "\(plain)")
+        let paired = try await a.get(secret + "?pair=auto&timeout_ms=20000", headers: Self.auth)
+        #expect(paired.status == 403 && paired.headers["gateway"] == "g-b", "\(paired)")
+        #expect(paired.object["type"] as? String == "urn:blegateway:problem:authentication-failed", "\(paired)")
+        let pairedWrite = try await a.request(
+            "PUT", secret + "?pair=auto&timeout_ms=20000", json: #"{"value":"01"}"#, headers: Self.auth)
+        #expect(pairedWrite.object["type"] as? String == "urn:blegateway:problem:authentication-failed", "\(pairedWrite)")
         // The request's own mistakes are this gateway's 400s.
+        let badPair = try await a.get(secret + "?pair=always", headers: Self.auth)
+        #expect(badPair.status == 400 && badPair.headers["gateway"] == nil, "\(badPair)")
         let badDescriptor = try await a.get(descriptor + "/zz/value", headers: Self.auth)
         #expect(badDescriptor.status == 400 && badDescriptor.headers["gateway"] == nil, "\(badDescriptor)")
         let typed = try await a.request("PUT", custom, json: #"{"value":"00","type":"command"}"#, headers: Self.auth)

@@ -46,12 +46,12 @@ extension Gateway {
             try await forward("disconnect", request)
         }
         router.get(value) { [self] request in
-            try await forward("read", request, characteristic: true, query: ["service", "encoding"])
+            try await forward("read", request, characteristic: true, query: ["service", "encoding", "pair"])
         }
         router.put(value) { [self] request in
             let body = try JSONBody(request, allowed: ["value", "encoding", "type", "offset"])
             return try await forward(
-                "write", request, characteristic: true, query: ["service"],
+                "write", request, characteristic: true, query: ["service", "pair"],
                 body: ["value", "encoding", "type", "offset"].compactMap { key in body[key].json.map { (key, $0) } })
         }
         router.get(device + "/services") { [self] request in
@@ -215,6 +215,7 @@ extension Gateway {
             if let text = try request.text(name, maxLength: 64) { payload.append((name, .string(text))) }
         }
         if names.contains("encoding") { _ = try request.encoding() }
+        if names.contains("pair") { _ = try request.pairingPolicy() }
         return (payload + body, timeout)
     }
 
