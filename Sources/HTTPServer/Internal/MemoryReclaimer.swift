@@ -10,13 +10,17 @@ import Synchronization
 /// freed inside its heaps, resident, for later allocations; after a wave of
 /// streams has gone, that is most of what they used. So when the open
 /// connections fall to half of their peak since the last trim (and by at
-/// least `minimumDrop`), `malloc_trim` hands the free pages back, a moment
-/// later, once the wave has settled. It runs off libmicrohttpd's thread.
+/// least `minimumDrop`), `malloc_trim` hands the free pages back, once a
+/// moment later, when the wave has settled, and once more a while after:
+/// what the closed streams still held at the first trim (their handlers'
+/// tasks ending, the last writes and timers) is freed after it (measured,
+/// 1,000 streams closed: 1.18× the idle RSS after the first trim, 1.05×
+/// after the second). It runs off libmicrohttpd's thread.
 final class MemoryReclaimer: Sendable {
     /// Fewer closed connections than this are not worth a trim.
     static let minimumDrop = 64
-    /// How long after the drop the trim runs.
-    static let settleDelay = Duration.seconds(1)
+    /// When the trims run, after the drop.
+    static let trimDelays: [Duration] = [.seconds(1), .seconds(10)]
 
     private struct State {
         var open = 0
@@ -25,6 +29,14 @@ final class MemoryReclaimer: Sendable {
     }
 
     private let state = Mutex(State())
+    private let delays: [Duration]
+    private let trim: @Sendable () -> Void
+
+    /// `trim` gives free memory back (`malloc_trim`), after each of `delays`.
+    init(delays: [Duration] = MemoryReclaimer.trimDelays, trim: @escaping @Sendable () -> Void = { _ = cmhd_malloc_trim() }) {
+        self.delays = delays
+        self.trim = trim
+    }
 
     /// The number of open connections changed; polling thread.
     func connectionsChanged(open: Int) {
@@ -35,12 +47,15 @@ final class MemoryReclaimer: Sendable {
             state.scheduled = true
             return true
         }
-        if schedule { Task { await trim() } }
+        if schedule { Task { await trimAfterDrop() } }
     }
 
-    private func trim() async {
-        try? await Task.sleep(for: Self.settleDelay)
-        _ = cmhd_malloc_trim()
+    private func trimAfterDrop() async {
+        let dropped = ContinuousClock.now
+        for delay in delays {
+            try? await Task.sleep(until: dropped + delay)
+            trim()
+        }
         state.withLock { state in
             state.peak = state.open
             state.scheduled = false
