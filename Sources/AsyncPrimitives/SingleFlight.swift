@@ -21,41 +21,17 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
     /// one, else `operation`, started now. Waiting ends with
     /// `CancellationError` when the task is cancelled, and with `timeout()`
     /// at `deadline`.
-    ///
-    /// With an `executor`, the operation's task prefers it and starts at
-    /// once on the calling thread (`Task.immediate`), up to its first
-    /// suspension, rather than waiting for a thread of the pool: for an
-    /// operation that only builds and sends a request before it waits.
     public func run(
         _ key: Key, deadline: ContinuousClock.Instant? = nil,
         timeout: @escaping @Sendable () -> any Error = { WaitTimeout() },
-        executor: (any TaskExecutor)? = nil,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         // `wait` tries at once, then again as it queues the caller; the
-        // operation is claimed on the second try, so that its result cannot
-        // come between the two and be missed, and started once the caller
-        // is queued, outside the lock (started at once, it may complete,
-        // and take the lock, before it suspends).
+        // operation starts on the second try, so that its result cannot
+        // come between the two and be missed.
         var queueing = false
-        var starts = false
         var limit: ContinuousClock.Instant?
-        let body: @Sendable () async -> Void = {
-            let result: Result<Value, any Error>
-            do { result = .success(try await operation()) } catch { result = .failure(error) }
-            self.complete(key, result)
-        }
-        return try await queue.wait(
-            tag: key, deadline: limit, timeout: timeout,
-            afterQueueing: {
-                guard starts else { return }
-                if let executor {
-                    Task.immediate(executorPreference: executor, operation: body)
-                } else {
-                    Task(operation: body)
-                }
-            }
-        ) { underWay, _ in
+        return try await queue.wait(tag: key, deadline: limit, timeout: timeout) { underWay, _ in
             defer { queueing = true }
             guard queueing else { return nil }
             if let ends = underWay[key] {
@@ -63,7 +39,11 @@ public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Send
                 if let mine = deadline, ends.map({ mine < $0 }) ?? true { limit = mine }
             } else {
                 underWay[key] = .some(deadline)
-                starts = true
+                Task {
+                    let result: Result<Value, any Error>
+                    do { result = .success(try await operation()) } catch { result = .failure(error) }
+                    self.complete(key, result)
+                }
             }
             return nil
         }

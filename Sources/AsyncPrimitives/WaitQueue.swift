@@ -64,15 +64,12 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
     /// read under the lock when the task is queued, after `admit` (nil: no
     /// limit; a task that is never queued costs no timer). `queued` runs
     /// under the lock as the task joins the queue, with its id (for an
-    /// owner that indexes its waiters). `afterQueueing` runs once the task
-    /// is queued, outside the lock and before the task suspends: what it
-    /// starts may resume the task at once (and may take the lock).
+    /// owner that indexes its waiters).
     public func wait(
         tag: Tag,
         deadline: @autoclosure () -> ContinuousClock.Instant? = nil,
         timeout: @escaping @Sendable () -> any Error = { WaitTimeout() },
         queued: (inout State, WaiterID) -> Void = { _, _ in },
-        afterQueueing: () -> Void = {},
         admit: (inout State, inout Waiters<Tag, Value>) throws -> Value?
     ) async throws -> Value {
         // Fast path: admitted at once costs one lock, no continuation.
@@ -106,10 +103,7 @@ public final class WaitQueue<State, Tag: Sendable, Value: Sendable>: Sendable {
                 }
                 if let outcome {
                     continuation.resume(with: outcome)
-                    return
-                }
-                afterQueueing()
-                if let limit {
+                } else if let limit {
                     timer = Task { [weak self] in
                         try? await Task.sleep(until: limit, clock: .continuous)
                         guard !Task.isCancelled else { return }

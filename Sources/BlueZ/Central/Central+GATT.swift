@@ -86,18 +86,10 @@ extension Central {
         }
     }
 
-    /// The executor a caller's task may prefer to finish where bluetoothd's
-    /// reply arrives, on the D-Bus thread, instead of a pool thread (see
-    /// `ReplyExecutor`): for a caller with a short tail after the call.
-    public static var replyExecutor: any TaskExecutor { ReplyExecutor.shared }
-
     /// One `ReadValue` of an attribute at `offset`, shared by every caller
     /// that asks while it is in flight. It runs in a task of its own, bound
     /// by the deadline of the caller that started it; each caller waits
-    /// until its own deadline at most. That task starts on the caller's
-    /// thread and sends the call from there, and its tail (releasing the
-    /// lanes, handing the value to every caller) runs on the D-Bus thread
-    /// as the reply arrives: no pool thread is woken on the way.
+    /// until its own deadline at most.
     func sharedRead(
         _ path: ObjectPath, _ interface: InterfaceName, of devicePath: ObjectPath, offset: UInt16,
         deadline: ContinuousClock.Instant
@@ -105,8 +97,7 @@ extension Central {
         do {
             return try await reads.run(
                 ReadKey(path: path, offset: offset), deadline: deadline,
-                timeout: { BlueZError(.timeout, "the read did not complete in time") },
-                executor: ReplyExecutor.shared
+                timeout: { BlueZError(.timeout, "the read did not complete in time") }
             ) {
                 let claims: [LaneClaim<LaneKey>] = [.shared(.object(devicePath)), .exclusive(.reading(path))]
                 let reply = try await self.inLane(claims, deadline: deadline) { () async throws in

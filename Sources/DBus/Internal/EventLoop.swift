@@ -21,9 +21,8 @@ final class EventLoop: @unchecked Sendable {
     // with write(2); `thread` is read and written under the inbox lock;
     // `onMessage`, `onClose` and `onTurnEnded` are written before the loop thread starts
     // (pthread_create orders those writes before the thread runs), read on
-    // it, and cleared on it; `ready` is reached only through the loop
-    // thread's thread-specific slot (see `ReadyJobs`); everything else is
-    // `onLoop`, whose every access checks that it is made on the loop thread.
+    // it, and cleared on it; everything else is `onLoop`, whose every
+    // access checks that it is made on the loop thread.
 
     enum Command {
         /// Send a message. With a reply handler the message is a method call
@@ -80,8 +79,6 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private let loopThread = LoopThread()
-    /// The `ReplyExecutor` jobs this thread resumed, run after each step.
-    private let ready = ReadyJobs()
     private var onLoop: LoopBound<LoopState>
 
     private var connection: OpaquePointer? {
@@ -230,8 +227,6 @@ final class EventLoop: @unchecked Sendable {
 
     private func run(address: BusAddress, started: CheckedContinuation<BusName, any Error>) {
         loopThread.bind()
-        ready.bind()
-        defer { ready.unbind() }
         cdbus_set_thread_name("dbus-loop")
         let uniqueName: BusName
         do {
@@ -255,17 +250,12 @@ final class EventLoop: @unchecked Sendable {
 
         while running {
             processInbox()
-            // Tasks that prefer `ReplyExecutor` and were resumed by a step
-            // (a reply, a failed send) go on here, before the next poll.
-            ready.runAll()
             dispatchIncoming()
-            ready.runAll()
             guard running else { break }
             onTurnEnded?()
             pollOnce()
         }
         finish()
-        ready.runAll()
         // The last turn: what finishing told its handlers (calls failed,
         // streams interrupted) is delivered too. Then the owner's work goes
         // with the connection.

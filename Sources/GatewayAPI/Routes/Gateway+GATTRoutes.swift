@@ -16,10 +16,7 @@ extension Gateway {
             let (found, service) = try core.characteristic(command)
             return .json(CommandJSON.characteristic(found, service: service))
         }
-        // A read starts on the polling thread, sends its D-Bus call from
-        // there and finishes on the D-Bus thread as the reply arrives (its
-        // tail encodes a small value): two threads, one wake each way.
-        router.get(characteristic + "/value", executor: Central.replyExecutor) { [self] request in
+        router.get(characteristic + "/value") { [self] request in
             let target = try characteristicTarget(request)
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()
@@ -56,7 +53,7 @@ extension Gateway {
             target.attach(writer)
             return .eventStream(writer)
         }
-        router.get(descriptor + "/value", executor: Central.replyExecutor) { [self] request in
+        router.get(descriptor + "/value") { [self] request in
             let target = try descriptorTarget(request)
             let offset = UInt16(try request.integer("offset", in: 0...0xFFFF) ?? 0)
             let encoding = try request.encoding()

@@ -179,11 +179,7 @@ extension Exchange {
     }
 
     /// The whole request is in: build it, suspend the connection, and run
-    /// the responder on a task that delivers its response: a task of the
-    /// pool, or one started here, on the polling thread, when the responder
-    /// names an executor for this request (`Responder.handlerExecutor`).
-    /// Delivered before the task first suspends, the response is queued on
-    /// the next call of the access handler, as any other.
+    /// the responder on a task that delivers its response.
     private func dispatch() -> MHD_Result {
         let (bodyStart, discarded, bodyRefusal) = state.withLock { ($0.bodyStart, $0.discarded, $0.bodyRefusal) }
         if bodyStart != nil { core.connections.setDeadline(nil, for: control) }
@@ -204,7 +200,7 @@ extension Exchange {
             return queue(core.errorResponse(HTTPError(.serviceUnavailable, "server is stopping"), request: request))
         }
         let core = self.core
-        let handle: @Sendable () async -> Void = { [self] in
+        let task = Task { [self] in
             let response: Response
             do {
                 response = try await core.responder.respond(to: request)
@@ -217,12 +213,6 @@ extension Exchange {
                 response = core.configuration.errorResponses.response(for: error, request: request)
             }
             deliver(response)
-        }
-        let task: Task<Void, Never>
-        if let executor = core.responder.handlerExecutor(for: request) {
-            task = Task.immediate(executorPreference: executor, operation: handle)
-        } else {
-            task = Task(operation: handle)
         }
         state.withLock { state in
             if !state.completed { state.handler = task }

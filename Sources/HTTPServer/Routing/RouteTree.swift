@@ -9,8 +9,6 @@ struct RouteTree: Sendable {
         let pattern: String
         let parameterNames: [String]
         let handler: Handler
-        /// See `Responder.handlerExecutor(for:)`.
-        let executor: (any TaskExecutor)?
     }
 
     struct Node: Sendable {

@@ -31,14 +31,6 @@ extension Router {
         middleware.allSatisfy { $0.admitsBody(of: head) }
     }
 
-    /// The executor of the route that answers `request`, if it was added
-    /// with one; nil for 404s, 405s and OPTIONS answers.
-    public func handlerExecutor(for request: Request) -> (any TaskExecutor)? {
-        guard let match = tree.match(request.pathSegments) else { return nil }
-        let endpoints = match.node.endpoints
-        return (endpoints[request.method] ?? (request.method == .head ? endpoints[.get] : nil))?.executor
-    }
-
     /// The function that answers `request`, after filling its `parameters`
     /// and `route` when a route matched.
     private func resolve(_ request: inout Request) -> Handler {

@@ -55,14 +55,7 @@ public struct Router: Responder {
     /// Adds a route; a later route with the same method and pattern
     /// replaces the earlier one. A malformed pattern (unbalanced braces) is
     /// a programming error and stops the program.
-    ///
-    /// With an `executor`, the handler (and the middleware around it)
-    /// starts on the server's polling thread and its task prefers that
-    /// executor (see `Responder.handlerExecutor(for:)`): only for a handler
-    /// and middleware that never block before their first suspension.
-    public mutating func on(
-        _ method: Method, _ pattern: String, executor: (any TaskExecutor)? = nil, use handler: @escaping Handler
-    ) {
+    public mutating func on(_ method: Method, _ pattern: String, use handler: @escaping Handler) {
         guard let segments = RouteTree.parse(pattern) else {
             preconditionFailure("malformed route pattern: \(pattern)")
         }
@@ -70,16 +63,14 @@ public struct Router: Responder {
             if case .parameter(let name) = segment { return name }
             return nil
         }
-        tree.insert(segments, method: method, endpoint: .init(pattern: pattern, parameterNames: names, handler: handler, executor: executor))
+        tree.insert(segments, method: method, endpoint: .init(pattern: pattern, parameterNames: names, handler: handler))
         let route = Route(method: method, pattern: pattern)
         routes.removeAll { $0 == route }
         routes.append(route)
     }
 
     // Shorthands for `on(_:_:use:)`.
-    public mutating func get(_ pattern: String, executor: (any TaskExecutor)? = nil, use handler: @escaping Handler) {
-        on(.get, pattern, executor: executor, use: handler)
-    }
+    public mutating func get(_ pattern: String, use handler: @escaping Handler) { on(.get, pattern, use: handler) }
     public mutating func post(_ pattern: String, use handler: @escaping Handler) { on(.post, pattern, use: handler) }
     public mutating func put(_ pattern: String, use handler: @escaping Handler) { on(.put, pattern, use: handler) }
     public mutating func patch(_ pattern: String, use handler: @escaping Handler) { on(.patch, pattern, use: handler) }
