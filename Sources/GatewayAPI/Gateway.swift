@@ -17,8 +17,9 @@ public final class Gateway: Sendable {
     public let central: Central
     public let configuration: GatewayConfiguration
     let logger: Logger
-    /// The gateway-wide event sequence and replay buffer.
-    let log: EventLog
+    /// The gateway-wide event sequence and replay buffer, which the core
+    /// holds and publishes into.
+    let log: EventLog<LoggedEvent>
     let streams = OpenStreams()
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
@@ -32,17 +33,15 @@ public final class Gateway: Sendable {
     var standing: StandingSubscriptions { core.standing }
     /// What each client holds, against `configuration.quotas`.
     let quotas: QuotaLedger
-    /// Feeds the central's events into `log` (see `start`).
-    private let eventHandler = Mutex<UInt64?>(nil)
     /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
     /// The events of `GET /v1/peripheral/events`.
-    let peripheralLog: EventLog
+    let peripheralLog: EventLog<DescribedEvent>
     let peripheralPump = StreamTask()
     /// The fleet behind `/v1/fleet/…` (attached by the launcher), and the
     /// log of its events, with ids this gateway assigns as they arrive.
     let fleetLink = Mutex(FleetLink())
-    let fleetLog: EventLog
+    let fleetLog: EventLog<DescribedEvent>
 
     /// The state store, when the gateway keeps its state across restarts.
     let store: Store?
@@ -57,7 +56,8 @@ public final class Gateway: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger ?? Logger(label: "blegateway.api")
-        self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
+        self.log = EventLog(
+            capacity: configuration.replayBufferSize, store: store, encoding: GatewayEventEncoding(), logger: self.logger)
         self.activityGauges = ActivityGauges()
         self.keeper = ConnectionKeeper(central: central)
         let quotas = QuotaLedger(quotas: configuration.quotas)
@@ -74,23 +74,15 @@ public final class Gateway: Sendable {
             publicationStore: store.map(StoredPublications.init),
             applicationQuota: LedgerQuota<String>(ledger: quotas, resource: .application),
             advertisementQuota: LedgerQuota<String>(ledger: quotas, resource: .advertisement),
-            events: EventLogPublisher(log: log, counters: counters),
+            log: log, events: counters,
             pairingRequestTimeout: configuration.pairingRequestTimeout)
         self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
-    /// Starts feeding the central's events into the event log.
+    /// Starts the core (which feeds the central's events into the event
+    /// log) and following BlueZ's reachability and the peripheral's events.
     public func start() {
-        // On the thread that delivers each event, after the central's lock
-        // is released: a value reaches the log (and `/v1/events` streams and
-        // the store's queue) with no task woken for it, as it reaches
-        // notification streams.
-        let handler = central.addEventHandler { [self] event in
-            GatewayEvent(event).publish(to: log)
-            core.noticePairing(event)
-        }
-        eventHandler.withLock { $0 = handler }
         let changes = central.events(.links, bufferSize: 256)
         eventPump.start { [logger] in
             for await event in changes {
@@ -115,7 +107,6 @@ public final class Gateway: Sendable {
         // Kept devices stay connected for the next start.
         core.stop()
         eventPump.cancel()
-        if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
         streams.finishAll()
     }
 
