@@ -115,6 +115,7 @@ let package = Package(
                 "BlueZ", "AsyncPrimitives", "JSONValue", "PersistedState", .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .target(
             name: "GatewayAPI",

@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// ```swift
 /// let gateway = Gateway(central: central, configuration: .init(apiKey: key))
+/// // run GatewayCoreService(core: gateway.core, …), then:
 /// gateway.start()
 /// let server = Server(configuration: serverConfiguration, responder: gateway.router(), logger: logger)
 /// ```
@@ -80,8 +81,10 @@ public final class Gateway: Sendable {
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
-    /// Starts the core (which feeds the central's events into the event
-    /// log) and following BlueZ's reachability and the peripheral's events.
+    /// Starts following BlueZ's reachability (for the log lines) and the
+    /// peripheral's events (for `GET /v1/peripheral/events`). The core runs
+    /// apart (`GatewayCoreService`), started before this and stopped after
+    /// `stop`.
     public func start() {
         let changes = central.events(.links, bufferSize: 256)
         eventPump.start { [logger] in
@@ -89,7 +92,6 @@ public final class Gateway: Sendable {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
             }
         }
-        core.start()
         pumpPeripheralEvents()
     }
 
@@ -102,22 +104,12 @@ public final class Gateway: Sendable {
         }
     }
 
-    /// Ends every open stream and stops following the central's events.
+    /// Ends every open stream with its last event and stops following
+    /// BlueZ's reachability and the peripheral's events.
     public func stop() {
-        // Kept devices stay connected for the next start.
-        core.stop()
         eventPump.cancel()
-        streams.finishAll()
-    }
-
-    /// Unregisters and unexports the applications and advertisements
-    /// published through the API (before the bus connection closes).
-    public func stopPeripheral() async {
-        let (applications, advertisements) = await core.stopPeripheral()
         peripheralPump.cancel()
-        if applications + advertisements > 0 {
-            logger.info("unregistered \(applications) application(s) and \(advertisements) advertisement(s) from bluetoothd")
-        }
+        streams.finishAll()
     }
 
     /// The client a request's quotas count against.
