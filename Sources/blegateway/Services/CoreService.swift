@@ -17,8 +17,9 @@ struct CoreService: GatewayService {
     let logger: Logger
 
     func run() async throws {
-        // Nil: told to shut down before the store or the central came.
-        guard let store = try? await handoffs.store.take(), let central = try? await handoffs.central.take() else { return }
+        // Nil: told to shut down before the store (nil itself with
+        // `--no-state`, hence the pair) or the central came.
+        guard let (store, central) = try? await (handoffs.store.take(), handoffs.central.take()) else { return }
         let gateway = Gateway(central: central, configuration: configuration, store: store, logger: logger)
         let service = GatewayCoreService(core: gateway.core, logger: logger) { [handoffs] in handoffs.core.hand(gateway) }
         do {
