@@ -19,10 +19,10 @@ import Synchronization
 /// its reader takes the events: it pulls the buffered events a batch at a
 /// time (`ReplayingSubscriber.pull`), and in the step that finds nothing
 /// left to replay it joins the live subscribers, under the same lock that
-/// publishing takes, so it sees every event once, in id order, with no gap. The buffer answers
-/// in `EventPage`s; a persistent store can answer the same pages for ids
-/// older than the buffer holds, read in the (asynchronous) refill before
-/// the replay reaches the buffer.
+/// publishing takes, so it sees every event once, in id order, with no
+/// gap. The buffer answers in `EventPage`s; a persistent store can answer
+/// the same pages for ids older than the buffer holds, read in the
+/// (asynchronous) refill before the replay reaches the buffer.
 ///
 /// With a `Store`, every published event is also appended to the store's
 /// event log (queued, committed in batches off this path) and takes its id
