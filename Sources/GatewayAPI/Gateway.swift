@@ -36,9 +36,9 @@ public final class Gateway: Sendable {
     let quotas: QuotaLedger
     /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
-    /// The events of `GET /v1/peripheral/events`.
-    let peripheralLog: EventLog<DescribedEvent>
-    let peripheralPump = StreamTask()
+    /// The events of `GET /v1/peripheral/events`, which the core holds and
+    /// feeds.
+    let peripheralLog: EventLog<PeripheralEvent>
     /// The fleet behind `/v1/fleet/…` (attached by the launcher), and the
     /// log of its events, with ids this gateway assigns as they arrive.
     let fleetLink = Mutex(FleetLink())
@@ -58,10 +58,12 @@ public final class Gateway: Sendable {
         self.store = store
         self.logger = logger ?? Logger(label: "blegateway.api")
         self.log = EventLog(
-            capacity: configuration.replayBufferSize, store: store, encoding: GatewayEventEncoding(), logger: self.logger)
+            capacity: configuration.replayBufferSize, store: store, encoding: JSONEventEncoding.gateway, logger: self.logger)
         self.activityGauges = ActivityGauges()
         self.keeper = ConnectionKeeper(central: central)
         let quotas = QuotaLedger(quotas: configuration.quotas)
+        let peripheralLog = EventLog(capacity: configuration.replayBufferSize, encoding: JSONEventEncoding.peripheral)
+        self.peripheralLog = peripheralLog
         let counters = OutcomeCounters()
         self.outcomeCounters = counters
         self.quotas = quotas
@@ -75,16 +77,14 @@ public final class Gateway: Sendable {
             publicationStore: store.map(StoredPublications.init),
             applicationQuota: LedgerQuota<String>(ledger: quotas, resource: .application),
             advertisementQuota: LedgerQuota<String>(ledger: quotas, resource: .advertisement),
-            log: log, events: counters,
+            log: log, peripheralLog: peripheralLog, events: counters,
             pairingRequestTimeout: configuration.pairingRequestTimeout)
-        self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
-    /// Starts following BlueZ's reachability (for the log lines) and the
-    /// peripheral's events (for `GET /v1/peripheral/events`). The core runs
-    /// apart (`GatewayCoreService`), started before this and stopped after
-    /// `stop`.
+    /// Starts following BlueZ's reachability (for the log lines). The core
+    /// runs apart (`GatewayCoreService`), started before this and stopped
+    /// after `stop`.
     public func start() {
         let changes = central.events(.links, bufferSize: 256)
         eventPump.start { [logger] in
@@ -92,7 +92,6 @@ public final class Gateway: Sendable {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
             }
         }
-        pumpPeripheralEvents()
     }
 
     /// BlueZ became reachable or not: worth a line in the log either way.
@@ -105,10 +104,9 @@ public final class Gateway: Sendable {
     }
 
     /// Ends every open stream with its last event and stops following
-    /// BlueZ's reachability and the peripheral's events.
+    /// BlueZ's reachability.
     public func stop() {
         eventPump.cancel()
-        peripheralPump.cancel()
         streams.finishAll()
     }
 

@@ -46,6 +46,11 @@ public final class GatewayCore: Sendable {
     /// keeper's announced steps, with their replay and their store (nil:
     /// none kept).
     public let log: EventLog<LoggedEvent>?
+    /// The peripheral role's events (`peripheral.events`), for its streams
+    /// (nil: none kept).
+    public let peripheralLog: EventLog<PeripheralEvent>?
+    /// Feeds `peripheralLog` (see `start`).
+    private let peripheralPump = Mutex<Task<Void, Never>?>(nil)
     /// Where the core's events go: the log and the observer.
     let events: CoreEventOutlet
     /// Feeds the central's events into `log` (see `start`).
@@ -67,7 +72,8 @@ public final class GatewayCore: Sendable {
         keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
         subscriptionQuota: (any ClientQuota<Int64>)? = nil, publicationStore: (any PublicationStore)? = nil,
         applicationQuota: (any ClientQuota<String>)? = nil, advertisementQuota: (any ClientQuota<String>)? = nil,
-        log: EventLog<LoggedEvent>? = nil, events: (any CoreEventPublishing)? = nil,
+        log: EventLog<LoggedEvent>? = nil, peripheralLog: EventLog<PeripheralEvent>? = nil,
+        events: (any CoreEventPublishing)? = nil,
         pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central
@@ -85,6 +91,7 @@ public final class GatewayCore: Sendable {
         self.applicationQuota = applicationQuota
         self.advertisementQuota = advertisementQuota
         self.log = log
+        self.peripheralLog = peripheralLog
         let outlet = CoreEventOutlet(log: log, observer: events)
         self.events = outlet
         self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { outlet.publish(.pairing($0)) }
@@ -104,6 +111,10 @@ public final class GatewayCore: Sendable {
             noticePairing(event)
         }
         eventHandler.withLock { $0 = handler }
+        if let peripheralLog {
+            let events = peripheral.events(bufferSize: 16_384)
+            peripheralPump.withLock { $0 = Task { for await event in events { peripheralLog.publish(event) } } }
+        }
         peripheral.start()
         let steps = keeper.events()
         let pump = Task { [keeper, events] in
@@ -121,6 +132,7 @@ public final class GatewayCore: Sendable {
         keeper.stop()
         standing.stop()
         keeperPump.withLock { $0.take() }?.cancel()
+        peripheralPump.withLock { $0.take() }?.cancel()
         if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
     }
 

@@ -18,7 +18,7 @@ import Testing
     }
 
     func setUp(deadline: Duration) -> (PairingRequests, StreamWriter) {
-        let log = EventLog(capacity: 64, encoding: GatewayEventEncoding())
+        let log = EventLog(capacity: 64, encoding: JSONEventEncoding.gateway)
         let writer = StreamWriter()
         log.subscribe(writer, id: log.makeSubscriberID(), filter: EventFilter())
         let publisher = CoreEventOutlet(log: log, observer: OutcomeCounters())

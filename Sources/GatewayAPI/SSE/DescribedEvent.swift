@@ -36,7 +36,7 @@ struct DescribedEvent: LoggableEvent {
 }
 
 /// `DescribedEvent`s as SSE frames.
-struct DescribedEventEncoding: EventEncoding {
+struct DescribedEventEncoding: ServerSentEventEncoding {
     func frame(of event: DescribedEvent, id: UInt64, time: Date) -> [UInt8] {
         switch event.body {
         case .json(let json): json().eventFrame(id: id, event: event.type)
@@ -45,12 +45,6 @@ struct DescribedEventEncoding: EventEncoding {
     }
 
     func storedData(of event: DescribedEvent, time: Date) -> [UInt8] { event.data() }
-
-    func frame(of stored: StoredEvent) -> [UInt8] { EventFrames.frame(of: stored) }
-
-    func gap(after position: UInt64, oldestAvailable: UInt64) -> [UInt8] {
-        EventFrames.gap(after: position, oldestAvailable: oldestAvailable)
-    }
 }
 
 extension EventLog where Event == DescribedEvent {
