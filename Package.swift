@@ -105,17 +105,24 @@ let package = Package(
         .target(name: "JSONValue"),
         // What the gateway does, as typed commands, results and errors: knows
         // nothing of HTTP or MQTT (GatewayAPI and MQTTBridge are its doors).
-        // It holds the standing subscriptions PersistedState describes;
+        // It holds the gateway's event log (persisted in PersistedState's
+        // store) and the standing subscriptions PersistedState describes;
         // storing them, and the kept devices, is the doors' (through the
         // core's protocols for the latter).
-        .target(name: "GatewayCore", dependencies: ["BlueZ", "AsyncPrimitives", "JSONValue", "PersistedState"]),
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "BlueZ", "AsyncPrimitives", "JSONValue", "PersistedState", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .target(
             name: "GatewayAPI",
             dependencies: [
                 "GatewayCore", "JSONValue", "HTTPServer", "BlueZ", "PersistedState", "AsyncPrimitives",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // GnuTLS (libmicrohttpd's TLS library), for `blegateway health`

@@ -10,6 +10,7 @@ import Synchronization
 ///
 /// ```swift
 /// let gateway = Gateway(central: central, configuration: .init(apiKey: key))
+/// // run GatewayCoreService(core: gateway.core, …), then:
 /// gateway.start()
 /// let server = Server(configuration: serverConfiguration, responder: gateway.router(), logger: logger)
 /// ```
@@ -17,8 +18,9 @@ public final class Gateway: Sendable {
     public let central: Central
     public let configuration: GatewayConfiguration
     let logger: Logger
-    /// The gateway-wide event sequence and replay buffer.
-    let log: EventLog
+    /// The gateway-wide event sequence and replay buffer, which the core
+    /// holds and publishes into.
+    let log: EventLog<LoggedEvent>
     let streams = OpenStreams()
     /// The gauges `GET /metrics` sets from the central's activity.
     let activityGauges: ActivityGauges
@@ -32,17 +34,15 @@ public final class Gateway: Sendable {
     var standing: StandingSubscriptions { core.standing }
     /// What each client holds, against `configuration.quotas`.
     let quotas: QuotaLedger
-    /// Feeds the central's events into `log` (see `start`).
-    private let eventHandler = Mutex<UInt64?>(nil)
     /// Logs BlueZ becoming reachable or not.
     private let eventPump = StreamTask()
-    /// The events of `GET /v1/peripheral/events`.
-    let peripheralLog: EventLog
-    let peripheralPump = StreamTask()
+    /// The events of `GET /v1/peripheral/events`, which the core holds and
+    /// feeds.
+    let peripheralLog: EventLog<PeripheralEvent>
     /// The fleet behind `/v1/fleet/…` (attached by the launcher), and the
     /// log of its events, with ids this gateway assigns as they arrive.
     let fleetLink = Mutex(FleetLink())
-    let fleetLog: EventLog
+    let fleetLog: EventLog<DescribedEvent>
 
     /// The state store, when the gateway keeps its state across restarts.
     let store: Store?
@@ -57,10 +57,13 @@ public final class Gateway: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger ?? Logger(label: "blegateway.api")
-        self.log = EventLog(capacity: configuration.replayBufferSize, store: store, logger: self.logger)
+        self.log = EventLog(
+            capacity: configuration.replayBufferSize, store: store, encoding: JSONEventEncoding.gateway, logger: self.logger)
         self.activityGauges = ActivityGauges()
         self.keeper = ConnectionKeeper(central: central)
         let quotas = QuotaLedger(quotas: configuration.quotas)
+        let peripheralLog = EventLog(capacity: configuration.replayBufferSize, encoding: JSONEventEncoding.peripheral)
+        self.peripheralLog = peripheralLog
         let counters = OutcomeCounters()
         self.outcomeCounters = counters
         self.quotas = quotas
@@ -74,31 +77,21 @@ public final class Gateway: Sendable {
             publicationStore: store.map(StoredPublications.init),
             applicationQuota: LedgerQuota<String>(ledger: quotas, resource: .application),
             advertisementQuota: LedgerQuota<String>(ledger: quotas, resource: .advertisement),
-            events: EventLogPublisher(log: log, counters: counters),
+            log: log, peripheralLog: peripheralLog, events: counters,
             pairingRequestTimeout: configuration.pairingRequestTimeout)
-        self.peripheralLog = EventLog(capacity: configuration.replayBufferSize)
         self.fleetLog = EventLog(capacity: configuration.replayBufferSize)
     }
 
-    /// Starts feeding the central's events into the event log.
+    /// Starts following BlueZ's reachability (for the log lines). The core
+    /// runs apart (`GatewayCoreService`), started before this and stopped
+    /// after `stop`.
     public func start() {
-        // On the thread that delivers each event, after the central's lock
-        // is released: a value reaches the log (and `/v1/events` streams and
-        // the store's queue) with no task woken for it, as it reaches
-        // notification streams.
-        let handler = central.addEventHandler { [self] event in
-            GatewayEvent(event).publish(to: log)
-            core.noticePairing(event)
-        }
-        eventHandler.withLock { $0 = handler }
         let changes = central.events(.links, bufferSize: 256)
         eventPump.start { [logger] in
             for await event in changes {
                 if case .availability(let availability) = event { Self.log(availability, to: logger) }
             }
         }
-        core.start()
-        pumpPeripheralEvents()
     }
 
     /// BlueZ became reachable or not: worth a line in the log either way.
@@ -110,23 +103,11 @@ public final class Gateway: Sendable {
         }
     }
 
-    /// Ends every open stream and stops following the central's events.
+    /// Ends every open stream with its last event and stops following
+    /// BlueZ's reachability.
     public func stop() {
-        // Kept devices stay connected for the next start.
-        core.stop()
         eventPump.cancel()
-        if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
         streams.finishAll()
-    }
-
-    /// Unregisters and unexports the applications and advertisements
-    /// published through the API (before the bus connection closes).
-    public func stopPeripheral() async {
-        let (applications, advertisements) = await core.stopPeripheral()
-        peripheralPump.cancel()
-        if applications + advertisements > 0 {
-            logger.info("unregistered \(applications) application(s) and \(advertisements) advertisement(s) from bluetoothd")
-        }
     }
 
     /// The client a request's quotas count against.

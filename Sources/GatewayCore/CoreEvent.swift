@@ -1,6 +1,6 @@
 import BlueZ
 
-/// An event of the core, for the gateway's event log.
+/// An event of the core, for its event log and its observer.
 public enum CoreEvent: Sendable {
     case pairing(PairingEvent)
     /// A step of keeping a device connected: every attempt, so that each

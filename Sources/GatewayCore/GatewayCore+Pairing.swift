@@ -109,9 +109,9 @@ extension GatewayCore {
         if let device = pairingWatch.newlyPaired(event) { publish(.pairing(.succeeded(device))) }
     }
 
-    /// Publishes `event` where the core's events go (nowhere without a
-    /// publisher).
+    /// Publishes `event` to the event log and the observer (nowhere
+    /// without them).
     func publish(_ event: CoreEvent) {
-        events?.publish(event)
+        events.publish(event)
     }
 }

@@ -42,8 +42,19 @@ public final class GatewayCore: Sendable {
     /// Creates one standing subscription at a time, so that two identical
     /// requests make one subscription.
     let subscriptionCreation = AsyncSemaphore(slots: 1)
-    /// Where the core's events go (nil: nowhere).
-    let events: (any CoreEventPublishing)?
+    /// The gateway's event log: the central's events, pairing and the
+    /// keeper's announced steps, with their replay and their store (nil:
+    /// none kept).
+    public let log: EventLog<LoggedEvent>?
+    /// The peripheral role's events (`peripheral.events`), for its streams
+    /// (nil: none kept).
+    public let peripheralLog: EventLog<PeripheralEvent>?
+    /// Feeds `peripheralLog` (see `start`).
+    private let peripheralPump = Mutex<Task<Void, Never>?>(nil)
+    /// Where the core's events go: the log and the observer.
+    let events: CoreEventOutlet
+    /// Feeds the central's events into `log` (see `start`).
+    private let eventHandler = Mutex<UInt64?>(nil)
     /// The pairing agent's questions waiting for a client's answer.
     public let pairingRequests: PairingRequests
     /// Notices pairings bluetoothd makes on its own.
@@ -61,7 +72,9 @@ public final class GatewayCore: Sendable {
         keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
         subscriptionQuota: (any ClientQuota<Int64>)? = nil, publicationStore: (any PublicationStore)? = nil,
         applicationQuota: (any ClientQuota<String>)? = nil, advertisementQuota: (any ClientQuota<String>)? = nil,
-        events: (any CoreEventPublishing)? = nil, pairingRequestTimeout: Duration = .seconds(60)
+        log: EventLog<LoggedEvent>? = nil, peripheralLog: EventLog<PeripheralEvent>? = nil,
+        events: (any CoreEventPublishing)? = nil,
+        pairingRequestTimeout: Duration = .seconds(60)
     ) {
         self.central = central
         self.keeper = keeper
@@ -77,31 +90,50 @@ public final class GatewayCore: Sendable {
         self.publicationStore = publicationStore
         self.applicationQuota = applicationQuota
         self.advertisementQuota = advertisementQuota
-        self.events = events
-        self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { [events] in events?.publish(.pairing($0)) }
+        self.log = log
+        self.peripheralLog = peripheralLog
+        let outlet = CoreEventOutlet(log: log, observer: events)
+        self.events = outlet
+        self.pairingRequests = PairingRequests(deadline: pairingRequestTimeout) { outlet.publish(.pairing($0)) }
     }
 
-    /// Starts publishing the keeper's steps (`CoreEvent.keeping`), and
-    /// following bluetoothd for the peripheral role (registering again what
-    /// it lost when it comes back).
+    /// Starts feeding the central's events into the event log, publishing
+    /// the keeper's steps (`CoreEvent.keeping`), and following bluetoothd
+    /// for the peripheral role (registering again what it lost when it
+    /// comes back).
     public func start() {
+        // On the thread that delivers each event, after the central's lock
+        // is released: a value reaches the log (and its subscribers and the
+        // store's queue) with no task woken for it, as it reaches
+        // notification streams.
+        let handler = central.addEventHandler { [self] event in
+            log?.publish(.central(event))
+            noticePairing(event)
+        }
+        eventHandler.withLock { $0 = handler }
+        if let peripheralLog {
+            let events = peripheral.events(bufferSize: 16_384)
+            peripheralPump.withLock { $0 = Task { for await event in events { peripheralLog.publish(event) } } }
+        }
         peripheral.start()
         let steps = keeper.events()
         let pump = Task { [keeper, events] in
             for await step in steps {
-                events?.publish(.keeping(step, announced: keeper.announces(step)))
+                events.publish(.keeping(step, announced: keeper.announces(step)))
             }
         }
         keeperPump.withLock { $0 = pump }
     }
 
     /// Stops keeping devices (they stay connected for the next start),
-    /// holding standing subscriptions (they stay stored) and publishing
-    /// the keeper's steps.
+    /// holding standing subscriptions (they stay stored), publishing the
+    /// keeper's steps and following the central's events.
     public func stop() {
         keeper.stop()
         standing.stop()
         keeperPump.withLock { $0.take() }?.cancel()
+        peripheralPump.withLock { $0.take() }?.cancel()
+        if let handler = eventHandler.withLock({ $0.take() }) { central.removeEventHandler(handler) }
     }
 
     /// Lets keep commands reach the fleet (the gateway joined one).

@@ -19,3 +19,34 @@ public enum PairingEvent: Sendable {
     /// The device's bond was forgotten (the device removed).
     case unpaired(adapter: String, address: BluetoothAddress)
 }
+
+extension PairingEvent {
+    /// The event types of pairing, as the event log names them.
+    public static let types: Set<String> = [
+        "pairing-request", "pairing-request-answered", "pairing-request-expired", "pairing-request-cancelled",
+        "pairing-succeeded", "pairing-failed", "device-unpaired",
+    ]
+
+    /// The event type of this event (one of `types`).
+    public var type: String {
+        switch self {
+        case .requested: "pairing-request"
+        case .answered: "pairing-request-answered"
+        case .expired: "pairing-request-expired"
+        case .cancelled: "pairing-request-cancelled"
+        case .succeeded: "pairing-succeeded"
+        case .failed: "pairing-failed"
+        case .unpaired: "device-unpaired"
+        }
+    }
+
+    /// The device the event is about.
+    public var device: BluetoothAddress {
+        switch self {
+        case .requested(let question), .answered(let question, _), .expired(let question), .cancelled(let question):
+            question.request.device
+        case .succeeded(let device): device.address
+        case .failed(_, let address, _), .unpaired(_, let address): address
+        }
+    }
+}

@@ -7,14 +7,15 @@ import ServiceLifecycle
 /// Puts the gateway together as one `ServiceGroup`: the state store, with
 /// `--simulate` a private bus and the simulator on it, the supervised bus
 /// connection, the BlueZ central, the pairing agent, the HTTP server, the
-/// API and, with `--mqtt`, the MQTT bridge. Each service starts its
+/// core, the API and, with `--mqtt`, the MQTT bridge. Each service starts its
 /// component in its `run()`, once the products it needs are handed over
 /// (see `Handoffs`), so that the start follows what each needs; a start
 /// that fails throws a `StartupError`, and the group then stops what did
 /// start. On SIGINT or SIGTERM the group stops them in the reverse of
 /// the order below: the MQTT bridge says `offline` while the rest still
-/// runs, the API ends its streams with their last events, the server
-/// drains and closes, the agent unregisters, the central ends what it
+/// runs, the API ends its streams with their last events, the core stops
+/// keeping (kept devices stay connected for the next start) and
+/// unregisters its publications, the server drains and closes, the agent unregisters, the central ends what it
 /// started, the bus connection closes, the simulator and its bus stop,
 /// and the store commits and closes.
 enum GatewayLauncher {
@@ -53,7 +54,8 @@ enum GatewayLauncher {
             HTTPServerService(
                 configuration: settings.server, tlsCertificate: settings.tlsCertificate, tlsKey: settings.tlsKey,
                 apiKeySet: settings.api.apiKey != nil, handoffs: handoffs, logger: logger),
-            APIService(configuration: api, handoffs: handoffs, logger: logger),
+            CoreService(configuration: api, handoffs: handoffs, logger: logger),
+            APIService(handoffs: handoffs, logger: logger),
         ]
         // Last, so stopped first: `offline` and the end of its notification
         // subscriptions while Bluetooth and the API still run.

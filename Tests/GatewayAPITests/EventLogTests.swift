@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import GatewayAPI
+@testable import GatewayCore
 
 @Suite struct EventLogTests {
     /// The SSE text a writer has queued (drained through its buffer).

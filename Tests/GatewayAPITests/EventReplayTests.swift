@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import GatewayAPI
+@testable import GatewayCore
 @testable import HTTPServer
 
 /// Streams that resume from an old id catch up at the pace their client
@@ -22,7 +23,7 @@ import Testing
     /// Serves `log` at `/v1/events` as the gateway does (`?last_event_id=`
     /// resumes) on 127.0.0.1, runs `body` with the port, and stops.
     func withEventServer<T>(
-        _ log: EventLog, configuration: StreamConfiguration = StreamConfiguration(), _ body: (Int) async throws -> T
+        _ log: EventLog<DescribedEvent>, configuration: StreamConfiguration = StreamConfiguration(), _ body: (Int) async throws -> T
     ) async throws -> T {
         var router = Router()
         router.get("/v1/events") { request in

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import GatewayAPI
+@testable import GatewayCore
 
 /// A notification is framed once per encoding, with one event id, however
 /// many streams write it.

@@ -18,10 +18,10 @@ import Testing
     }
 
     func setUp(deadline: Duration) -> (PairingRequests, StreamWriter) {
-        let log = EventLog(capacity: 64)
+        let log = EventLog(capacity: 64, encoding: JSONEventEncoding.gateway)
         let writer = StreamWriter()
         log.subscribe(writer, id: log.makeSubscriberID(), filter: EventFilter())
-        let publisher = EventLogPublisher(log: log, counters: OutcomeCounters())
+        let publisher = CoreEventOutlet(log: log, observer: OutcomeCounters())
         return (PairingRequests(deadline: deadline) { publisher.publish(.pairing($0)) }, writer)
     }
 

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import GatewayAPI
+@testable import GatewayCore
 @testable import HTTPServer
 
 /// An event log over the state store: ids go on across restarts, and a

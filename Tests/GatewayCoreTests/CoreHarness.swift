@@ -24,7 +24,7 @@ final class CoreHarness: Sendable {
         scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
         keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
         subscriptionQuota: (any ClientQuota<Int64>)? = nil, publications: PublicationHarness = PublicationHarness(),
-        events: (any CoreEventPublishing)? = nil
+        log: EventLog<LoggedEvent>? = nil, events: (any CoreEventPublishing)? = nil
     ) async throws {
         bus = try TestBus()
         simulatorConnection = try await bus.connect()
@@ -40,7 +40,7 @@ final class CoreHarness: Sendable {
             keptStore: keptStore, keptQuota: keptQuota, subscriptionStore: subscriptionStore,
             subscriptionQuota: subscriptionQuota, publicationStore: publications.store,
             applicationQuota: publications.applicationQuota, advertisementQuota: publications.advertisementQuota,
-            events: events)
+            log: log, events: events)
     }
 
     func shutdown() async {
@@ -70,12 +70,13 @@ func withCoreHarness(
     scenario: Scenario = .default, defaultAdapter: String? = nil, keptStore: (any KeptDeviceStore)? = nil,
     keptQuota: (any ClientQuota<AdapterDevice>)? = nil, subscriptionStore: (any StandingSubscriptionStore)? = nil,
     subscriptionQuota: (any ClientQuota<Int64>)? = nil, publications: PublicationHarness = PublicationHarness(),
-    events: (any CoreEventPublishing)? = nil, _ body: (CoreHarness) async throws -> Void
+    log: EventLog<LoggedEvent>? = nil, events: (any CoreEventPublishing)? = nil,
+    _ body: (CoreHarness) async throws -> Void
 ) async throws {
     let harness = try await CoreHarness(
         scenario: scenario, defaultAdapter: defaultAdapter, keptStore: keptStore, keptQuota: keptQuota,
         subscriptionStore: subscriptionStore, subscriptionQuota: subscriptionQuota, publications: publications,
-        events: events)
+        log: log, events: events)
     do {
         try await body(harness)
     } catch {

@@ -1,4 +1,10 @@
 import BlueZ
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import GatewayCore
 
 /// A gateway event as `GET /v1/events` carries it, for a transport other
 /// than SSE (the MQTT bridge): its type, what it is about, and its JSON.
@@ -23,10 +29,10 @@ public struct BridgedEvent: Sendable {
     public let snapshot: Device?
 
     init(_ event: CentralEvent) {
-        let rendered = GatewayEvent(event)
-        type = rendered.type
-        device = rendered.device
-        json = rendered.data().text
+        let logged = LoggedEvent.central(event)
+        type = logged.type
+        device = logged.device
+        json = GatewayEvent.json(logged, at: Date()).text
         switch event {
         case .adapterState(let adapter, _): self.adapter = adapter
         case .adapterUpdated(let adapter): self.adapter = adapter.id

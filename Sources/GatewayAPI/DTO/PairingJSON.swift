@@ -10,32 +10,9 @@ import HTTPServer
 /// The JSON of pairing: the agent's questions (their events and
 /// `GET /v1/pairing-requests`) and the events of pairing a device.
 enum PairingJSON {
-    /// The event type of each `PairingEvent` (`Gateway.pairingEventTypes`).
-    static func type(of event: PairingEvent) -> String {
-        switch event {
-        case .requested: "pairing-request"
-        case .answered: "pairing-request-answered"
-        case .expired: "pairing-request-expired"
-        case .cancelled: "pairing-request-cancelled"
-        case .succeeded: "pairing-succeeded"
-        case .failed: "pairing-failed"
-        case .unpaired: "device-unpaired"
-        }
-    }
-
-    /// The device an event is about.
-    static func address(of event: PairingEvent) -> BluetoothAddress {
-        switch event {
-        case .requested(let question), .answered(let question, _), .expired(let question), .cancelled(let question):
-            question.request.device
-        case .succeeded(let device): device.address
-        case .failed(_, let address, _), .unpaired(_, let address): address
-        }
-    }
-
     /// An event's JSON, stamped `date`.
     static func event(_ event: PairingEvent, at date: Date) -> JSON {
-        let type = type(of: event)
+        let type = event.type
         switch event {
         case .requested(let question), .expired(let question), .cancelled(let question):
             return request(question, type: type, at: date)

@@ -195,35 +195,32 @@ enum PeripheralJSON {
         return members
     }
 
-    /// The event type and data of a peripheral event on `GET /v1/peripheral/events`.
-    static func event(_ event: PeripheralEvent) -> (type: String, data: [(String, JSON)]) {
-        switch event {
-        case .read(let access): ("read", Self.access(access))
-        case .written(let access, let value): ("written", Self.access(access) + ByteEncoding.hex.members(value))
-        case .request(let request):
-            ("request",
-             [("id", .string(request.id)), ("kind", .string(request.kind.rawValue))] + Self.access(request.access)
-                + [("offset", .int(Int(request.offset))), ("timeout_ms", .int(request.timeoutMilliseconds))]
-                + (request.value.map { ByteEncoding.hex.members($0) } ?? []))
-        case .requestExpired(let id, let access): ("request-expired", [("id", .string(id))] + Self.access(access))
-        case .subscribed(let access): ("subscribed", Self.access(access))
-        case .unsubscribed(let access): ("unsubscribed", Self.access(access))
-        case .centralSeen(let application, let adapter, let device):
-            ("central-connected",
-             [("application", .string(application)), ("adapter", .string(adapter)), ("central", .string(device.description))])
-        case .centralGone(let application, let adapter, let device, let reason):
-            ("central-disconnected",
-             [("application", .string(application)), ("adapter", .string(adapter)), ("central", .string(device.description))]
-                + (reason.map { [("reason", .string($0))] } ?? []))
-        case .reregistered(let kind, let id, let error):
-            ("reregistered", [("kind", .string(kind)), ("id", .string(id))] + (error.map { [("error", .string($0))] } ?? []))
-        }
+    /// A peripheral event on `GET /v1/peripheral/events`, stamped `date`.
+    static func event(_ event: PeripheralEvent, at date: Date) -> JSON {
+        .object([("type", .string(event.type)), ("timestamp", ModelJSON.timestamp(date))] + members(of: event))
     }
 
-    static let eventTypes: Set<String> = [
-        "read", "written", "request", "request-expired", "subscribed", "unsubscribed", "central-connected", "central-disconnected",
-        "reregistered",
-    ]
+    /// The data of a peripheral event, after its type and timestamp.
+    private static func members(of event: PeripheralEvent) -> [(String, JSON)] {
+        switch event {
+        case .read(let access): Self.access(access)
+        case .written(let access, let value): Self.access(access) + ByteEncoding.hex.members(value)
+        case .request(let request):
+            [("id", .string(request.id)), ("kind", .string(request.kind.rawValue))] + Self.access(request.access)
+                + [("offset", .int(Int(request.offset))), ("timeout_ms", .int(request.timeoutMilliseconds))]
+                + (request.value.map { ByteEncoding.hex.members($0) } ?? [])
+        case .requestExpired(let id, let access): [("id", .string(id))] + Self.access(access)
+        case .subscribed(let access): Self.access(access)
+        case .unsubscribed(let access): Self.access(access)
+        case .centralSeen(let application, let adapter, let device):
+            [("application", .string(application)), ("adapter", .string(adapter)), ("central", .string(device.description))]
+        case .centralGone(let application, let adapter, let device, let reason):
+            [("application", .string(application)), ("adapter", .string(adapter)), ("central", .string(device.description))]
+                + (reason.map { [("reason", .string($0))] } ?? [])
+        case .reregistered(let kind, let id, let error):
+            [("kind", .string(kind)), ("id", .string(id))] + (error.map { [("error", .string($0))] } ?? [])
+        }
+    }
 }
 
 extension Array where Element == String {

@@ -1,4 +1,5 @@
 import BlueZ
+import GatewayCore
 import HTTPServer
 
 extension Gateway {
@@ -7,9 +8,9 @@ extension Gateway {
             var types: Set<String>?
             for value in request.query.values(for: "type") {
                 for part in value.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard GatewayEvent.types.contains(String(part)) else {
+                    guard LoggedEvent.types.contains(String(part)) else {
                         throw Problem.invalidParameter(
-                            "type", "'\(part)' is not an event type (\(GatewayEvent.types.sorted().joined(separator: ", ")))")
+                            "type", "'\(part)' is not an event type (\(LoggedEvent.types.sorted().joined(separator: ", ")))")
                     }
                     types = (types ?? []).union([String(part)])
                 }
@@ -32,7 +33,7 @@ extension Gateway {
 
     /// The last event of `GET /v1/events` when the gateway stops (sent
     /// whatever the stream's type filter).
-    static func gatewayStopping(_ log: EventLog) -> ServerSentEvent {
+    static func gatewayStopping<Event>(_ log: EventLog<Event>) -> ServerSentEvent {
         ServerSentEvent(
             id: String(log.nextID()), event: "gateway-stopping",
             data: JSON.object([("reason", .string("the gateway is stopping"))]).text)

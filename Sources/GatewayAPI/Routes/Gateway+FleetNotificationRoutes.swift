@@ -1,3 +1,4 @@
+import GatewayCore
 import HTTPServer
 
 // `GET /v1/fleet/devices/{address}/characteristics/{characteristic}/notifications`:
@@ -47,7 +48,7 @@ extension Gateway {
     /// notification's, the value in this stream's `encoding`, with this
     /// gateway's event id; nil for a payload that is not such an event.
     static func fleetNotificationFrame(
-        _ payload: [UInt8], _ encoding: ByteEncoding, _ format: NotificationFormat, log: EventLog
+        _ payload: [UInt8], _ encoding: ByteEncoding, _ format: NotificationFormat, log: EventLog<LoggedEvent>
     ) -> [UInt8]? {
         guard case .object(let members)? = try? JSON.parse(payload) else { return nil }
         func text(_ name: String) -> String? {

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GatewayCore
 import HTTPServer
 
 // The fleet behind this gateway's HTTP API (docs/fleet.md): what the fleet's
@@ -157,7 +158,7 @@ extension Gateway {
 
     /// One fleet event in the log: its JSON with `gateway` first; its id is
     /// this gateway's, assigned as it arrives.
-    private static func record(_ event: FleetEvent, in log: EventLog) {
+    private static func record(_ event: FleetEvent, in log: EventLog<DescribedEvent>) {
         guard case .object(let members)? = try? JSON.parse(event.json),
             case .string(let type)? = members.first(where: { $0.0 == "type" })?.1
         else { return }

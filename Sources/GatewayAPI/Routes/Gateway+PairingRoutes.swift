@@ -3,12 +3,6 @@ import GatewayCore
 import HTTPServer
 
 extension Gateway {
-    /// The events of pairing (published on `GET /v1/events`).
-    static let pairingEventTypes: Set<String> = [
-        "pairing-request", "pairing-request-answered", "pairing-request-expired", "pairing-request-cancelled",
-        "pairing-succeeded", "pairing-failed", "device-unpaired",
-    ]
-
     func addPairingRoutes(to router: inout Router) {
         router.post("/v1/devices/{address}/pair") { [self] request in
             let command = PairCommand(

@@ -74,9 +74,9 @@ extension Gateway {
             var types: Set<String>?
             for text in request.query.values(for: "type") {
                 for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-                    guard PeripheralJSON.eventTypes.contains(String(part)) else {
+                    guard PeripheralEvent.types.contains(String(part)) else {
                         throw Problem.invalidParameter(
-                            "type", "'\(part)' is not a peripheral event type (\(PeripheralJSON.eventTypes.sorted().joined(separator: ", ")))")
+                            "type", "'\(part)' is not a peripheral event type (\(PeripheralEvent.types.sorted().joined(separator: ", ")))")
                     }
                     types = (types ?? []).union([String(part)])
                 }
@@ -157,17 +157,5 @@ extension Gateway {
             return adapter
         }
         return try request.adapterQuery(default: configuration.defaultAdapter)
-    }
-
-    /// Feeds the peripheral's events into its event log.
-    func pumpPeripheralEvents() {
-        let events = core.peripheral.events(bufferSize: 16_384)
-        peripheralPump.start { [peripheralLog] in
-            for await event in events {
-                let (type, members) = PeripheralJSON.event(event)
-                let now = Date()
-                peripheralLog.publish(type: type, device: nil, json: .object([("type", .string(type)), ("timestamp", ModelJSON.timestamp(now))] + members))
-            }
-        }
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GatewayCore
 import HTTPServer
 
 extension Gateway {
@@ -93,7 +94,7 @@ extension Gateway {
         return writer
     }
 
-    private static func scanStopped(_ log: EventLog, _ ending: OpenStreams.Ending) -> ServerSentEvent {
+    private static func scanStopped(_ log: EventLog<LoggedEvent>, _ ending: OpenStreams.Ending) -> ServerSentEvent {
         let reason =
             switch ending {
             case .gatewayStopping: "the gateway is stopping"

@@ -4,6 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import GatewayCore
 import HTTPServer
 
 /// Writes a characteristic's notifications to SSE streams.
@@ -21,7 +22,7 @@ enum NotificationHub {
     /// resumptions as events; the subscription's end (the device
     /// disconnected, BlueZ came back without it) as the stream's last event.
     static func sink(
-        _ target: NotificationTarget, encoding: ByteEncoding, format: NotificationFormat = .event, log: EventLog
+        _ target: NotificationTarget, encoding: ByteEncoding, format: NotificationFormat = .event, log: EventLog<some LoggableEvent>
     ) -> NotificationSink {
         NotificationSink(
             receive: { event in
@@ -44,7 +45,7 @@ enum NotificationHub {
     /// the first stream that writes it, with one event id for every
     /// encoding and format.
     static func frame(
-        of value: CharacteristicValue, _ encoding: ByteEncoding, _ format: NotificationFormat = .event, log: EventLog
+        of value: CharacteristicValue, _ encoding: ByteEncoding, _ format: NotificationFormat = .event, log: EventLog<some LoggableEvent>
     ) -> [UInt8] {
         let id = value.derived.value(for: EventID()) { log.nextID() }
         return value.derived.value(for: Frame(encoding: encoding, format: format)) {
@@ -74,7 +75,7 @@ enum NotificationHub {
     /// A notification stream's last event.
     /// The last event of a notification stream the gateway ends: why, as
     /// `subscription-ended`.
-    static func lastEvent(log: EventLog) -> OpenStreams.LastEvent {
+    static func lastEvent(log: EventLog<some LoggableEvent>) -> OpenStreams.LastEvent {
         { ending in
             switch ending {
             case .gatewayStopping: ended("gateway-stopping", "the gateway is stopping", log: log)
@@ -83,7 +84,7 @@ enum NotificationHub {
         }
     }
 
-    static func ended(_ reason: String, _ detail: String, log: EventLog) -> ServerSentEvent {
+    static func ended(_ reason: String, _ detail: String, log: EventLog<some LoggableEvent>) -> ServerSentEvent {
         let data = JSON.object([("reason", .string(reason)), ("detail", .string(detail))]).text
         return ServerSentEvent(id: String(log.nextID()), event: "subscription-ended", data: data)
     }

@@ -6,8 +6,8 @@ import PersistedState
 
 /// The products the gateway's services hand each other as they start (see
 /// `Handoff`), which make the start order: the store, the simulator's bus,
-/// the bus connection, the central, the API (restored from the store), the
-/// pairing agent and the MQTT bridge, and last the HTTP server.
+/// the bus connection, the central, the core (restored from the store), the
+/// API, the pairing agent and the MQTT bridge, and last the HTTP server.
 struct Handoffs: Sendable {
     /// The state store; nil with `--no-state`.
     var store = Handoff<Store?>()
@@ -16,7 +16,10 @@ struct Handoffs: Sendable {
     /// The bus connection, supervised.
     var connection = Handoff<BusSupervisor>()
     var central = Handoff<Central>()
-    /// The API, restored from the store.
+    /// The API's object over the core, once the core runs, restored from
+    /// the store.
+    var core = Handoff<Gateway>()
+    /// The API, following the core's events for its streams.
     var gateway = Handoff<Gateway>()
     /// The pairing agent asked bluetoothd to register it (pairing by Just
     /// Works goes on when it could not).

@@ -10,11 +10,8 @@ public struct EventFilter: Sendable, Hashable {
         self.device = device
     }
 
-    func matches(_ entry: EventLog.Entry) -> Bool {
-        matches(type: entry.type, device: entry.device)
-    }
-
-    func matches(type: String, device: String?) -> Bool {
+    /// Whether the stream wants an event of `type` about `device`.
+    public func matches(type: String, device: String?) -> Bool {
         if let types, !types.contains(type) { return false }
         if let wanted = self.device, device != wanted { return false }
         return true

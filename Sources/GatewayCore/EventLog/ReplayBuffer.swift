@@ -4,9 +4,9 @@ import DequeModule
 /// `Last-Event-ID`. Ids increase along the buffer but may skip (an id
 /// reserved for one stream's own event is never buffered), so what was
 /// lost is told by the newest id pushed out, not by the oldest kept.
-struct ReplayBuffer {
+struct ReplayBuffer<Event: LoggableEvent> {
     let capacity: Int
-    private var entries = Deque<EventLog.Entry>()
+    private var entries = Deque<EventLog<Event>.Entry>()
     /// The id of the newest event pushed out to make room, or (while none
     /// was) of the newest event before this buffer started: the buffer
     /// holds every kept event after it.
@@ -14,7 +14,7 @@ struct ReplayBuffer {
 
     /// The most events one page goes through (taken or skipped), so that a
     /// filter that takes few of many events still answers in bounded time.
-    static let pageScanLimit = 4096
+    static var pageScanLimit: Int { 4096 }
 
     /// A buffer whose first event comes after `startingAfter` (the ids
     /// before it were given by an earlier run, kept in a store if at all).
@@ -26,14 +26,17 @@ struct ReplayBuffer {
     /// The id of the oldest event kept.
     var oldestID: UInt64? { entries.first?.id }
 
-    mutating func append(_ entry: EventLog.Entry) {
+    mutating func append(_ entry: EventLog<Event>.Entry) {
         if entries.count == capacity, let oldest = entries.popFirst() { evictedThrough = oldest.id }
         entries.append(entry)
     }
 
-    /// The events after `position` that `filter` takes, encoded, about
-    /// `budget` bytes of them (at least one, when there is one).
-    mutating func page(after position: UInt64, filter: EventFilter, budget: Int) -> EventPage {
+    /// The events after `position` that `filter` takes, encoded by
+    /// `encoding`, about `budget` bytes of them (at least one, when there
+    /// is one).
+    mutating func page(
+        after position: UInt64, filter: EventFilter, budget: Int, encoding: any EventEncoding<Event>
+    ) -> EventPage {
         var page = EventPage(position: position)
         if position < evictedThrough {
             page.oldestAvailable = entries.first?.id
@@ -43,8 +46,8 @@ struct ReplayBuffer {
         var bytes = 0
         var scanned = 0
         while index < entries.count, scanned < Self.pageScanLimit {
-            if filter.matches(entries[index]) {
-                let frame = entries[index].encodedFrame()
+            if filter.matches(type: entries[index].type, device: entries[index].device) {
+                let frame = entries[index].encodedFrame(by: encoding)
                 if bytes > 0, bytes + frame.count > budget { break }
                 page.frames.append(frame)
                 bytes += frame.count

@@ -1,35 +1,41 @@
-import HTTPServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Logging
 import Metrics
 import PersistedState
 import Synchronization
 
 /// The gateway's event sequence: every event gets the next id, is kept in a
-/// bounded replay buffer, and written to every open stream whose filter
-/// wants it. An event is encoded as an SSE frame once, when the first stream
-/// takes it: one that no stream ever takes costs no encoding.
+/// bounded replay buffer, and handed (id, time, typed event) to every
+/// subscriber whose filter wants it, on the publishing thread. An event is
+/// encoded (`EventEncoding`: an SSE frame, for GatewayAPI's streams) once,
+/// when the first subscriber asks for its bytes: one that no stream ever
+/// takes costs no encoding.
 ///
-/// A stream that resumes from `Last-Event-ID` catches up at the pace its
-/// client reads: it pulls the buffered events a batch at a time (see
-/// `StreamWriter.pull`), and in the step that finds nothing left to replay
-/// it joins the live streams, under the same lock that publishing takes, so
-/// it sees every event once, in id order, with no gap. The buffer answers
-/// in `EventPage`s; a persistent store can answer the same pages for ids
-/// older than the buffer holds, read in the (asynchronous) refill before
-/// the replay reaches the buffer.
+/// A subscriber that resumes from `Last-Event-ID` catches up at the pace
+/// its reader takes the events: it pulls the buffered events a batch at a
+/// time (`ReplayingSubscriber.pull`), and in the step that finds nothing
+/// left to replay it joins the live subscribers, under the same lock that
+/// publishing takes, so it sees every event once, in id order, with no
+/// gap. The buffer answers in `EventPage`s; a persistent store can answer
+/// the same pages for ids older than the buffer holds, read in the
+/// (asynchronous) refill before the replay reaches the buffer.
 ///
 /// With a `Store`, every published event is also appended to the store's
 /// event log (queued, committed in batches off this path) and takes its id
 /// from the store's sequence, so ids go on increasing across restarts; a
 /// stream resuming from an id older than the buffer holds, or from before a
 /// restart, is served from the store until it reaches the buffer.
-public final class EventLog: Sendable {
+public final class EventLog<Event: LoggableEvent>: Sendable {
     struct Subscriber {
         let filter: EventFilter
-        let writer: StreamWriter
+        let target: any EventLogSubscriber<Event>
     }
 
-    /// A stream still catching up: the id of the last past event it has
+    /// A subscriber still catching up: the id of the last past event it has
     /// been through (delivered, or skipped by its filter).
     struct Replay {
         let filter: EventFilter
@@ -38,7 +44,7 @@ public final class EventLog: Sendable {
 
     struct State {
         var nextID: UInt64 = 1
-        var buffer: ReplayBuffer
+        var buffer: ReplayBuffer<Event>
         var subscribers: [UInt64: Subscriber] = [:]
         var replays: [UInt64: Replay] = [:]
         var nextSubscriber: UInt64 = 1
@@ -59,12 +65,12 @@ public final class EventLog: Sendable {
                 counters[type] = counter
                 counter.increment()
             }
-            if type == GatewayEvent.characteristicValue, let device { countValue(from: device) }
+            if type == LoggedEvent.characteristicValue, let device { countValue(from: device) }
         }
 
         private mutating func countValue(from device: String) {
             if let counter = valueCounters[device] { return counter.increment() }
-            let label = valueCounters.count < EventLog.countedDevices ? device : "other"
+            let label = valueCounters.count < EventLogLimits.countedDevices ? device : "other"
             let counter =
                 valueCounters[label]
                 ?? Counter(label: "blegateway_characteristic_values_total", dimensions: [("device", label)])
@@ -76,49 +82,47 @@ public final class EventLog: Sendable {
     private let state: Mutex<State>
     /// Where events are kept beyond the buffer and across restarts.
     let store: Store?
+    /// How the events are written as bytes: for streams and for the store.
+    let encoding: any EventEncoding<Event>
     private let logger: Logger
 
-    /// The devices `blegateway_characteristic_values_total` names one by one.
-    static let countedDevices = 256
-
-    /// The most stored events read at once by a stream catching up.
-    static let storePageSize = 512
-
-    /// A log that keeps the last `capacity` events for streams that resume,
-    /// and with `store` every event in the store's log too.
-    public init(capacity: Int = 4096, store: Store? = nil, logger: Logger = Logger(label: "blegateway.events")) {
+    /// A log that keeps the last `capacity` events for subscribers that
+    /// resume, and with `store` every event in the store's log too (as
+    /// `encoding` writes it).
+    public init(
+        capacity: Int = 4096, store: Store? = nil, encoding: any EventEncoding<Event>,
+        logger: Logger = Logger(label: "blegateway.events")
+    ) {
         let first = store?.nextEventID ?? 1
         self.store = store
+        self.encoding = encoding
         self.logger = logger
         state = Mutex(State(nextID: first, buffer: ReplayBuffer(capacity: capacity, startingAfter: first - 1)))
     }
 
-    /// Publishes an event whose data is `data`, any text (each of its lines
-    /// becomes a `data:` line), evaluated only if a stream takes the event.
+    /// Publishes `event`: gives it the next id, hands it to the subscribers
+    /// whose filter takes it, on this thread, and keeps it for those that
+    /// resume (and in the store). Nothing is encoded unless a subscriber
+    /// asks.
     @discardableResult
-    public func publish(type: String, device: String? = nil, data: @autoclosure @escaping @Sendable () -> String) -> UInt64 {
-        publish(type: type, device: device, body: .text(data))
-    }
-
-    /// Publishes an event whose data is `json`, evaluated only if a stream
-    /// takes the event.
-    @discardableResult
-    func publish(type: String, device: String? = nil, json: @autoclosure @escaping @Sendable () -> JSON) -> UInt64 {
-        publish(type: type, device: device, body: .json(json))
-    }
-
-    private func publish(type: String, device: String?, body: Entry.Body) -> UInt64 {
-        state.withLock { state in
+    public func publish(_ event: Event) -> UInt64 {
+        let type = event.type
+        let device = event.device
+        let time = Date()
+        return state.withLock { state in
             // The store hands out ids in call order; asking it under this
-            // lock keeps the buffer in id order.
-            let id = store?.append(type: type, device: device, data: Self.storedData(body)) ?? state.nextID
+            // lock keeps the buffer in id order. What it keeps is encoded on
+            // its thread, when the batch is committed.
+            let id =
+                store?.append(type: type, device: device, timestamp: time) { [encoding] in encoding.storedData(of: event, time: time) }
+                ?? state.nextID
             state.nextID = id + 1
-            var entry = Entry(id: id, type: type, device: device, body: body)
+            var published = PublishedEvent(id: id, time: time, event: event, type: type, device: device, encoding: encoding)
             state.count(type, device: device)
-            for subscriber in state.subscribers.values where subscriber.filter.matches(entry) {
-                subscriber.writer.write(entry.encodedFrame())
+            for subscriber in state.subscribers.values where subscriber.filter.matches(type: type, device: device) {
+                subscriber.target.receive(&published)
             }
-            state.buffer.append(entry)
+            state.buffer.append(Entry(published))
             return id
         }
     }
@@ -134,21 +138,6 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// The event's data as the store keeps it (the `data:` text), made on
-    /// the store's thread when its batch is committed.
-    private static func storedData(_ body: Entry.Body) -> @Sendable () -> [UInt8] {
-        switch body {
-        case .json(let json):
-            return {
-                var bytes: [UInt8] = []
-                json().write(to: &bytes)
-                return bytes
-            }
-        case .text(let text): return { Array(text().utf8) }
-        case .frame: return { [] }
-        }
-    }
-
     /// A subscriber id for `subscribe` and `unsubscribe`, handed out first so
     /// that a stream's end handler can name its subscription.
     public func makeSubscriberID() -> UInt64 {
@@ -158,18 +147,21 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Starts delivering matching events to `writer`. With `lastEventID`,
-    /// first replays the buffered matching events after it, pulled as the
-    /// client reads; where events it asks for are no longer kept, a
-    /// `replay-gap` event says so. The first batch is written before this
-    /// returns, so a short replay is complete by then.
+    /// Starts handing the events `filter` takes to `subscriber`, from the
+    /// next one published.
+    public func subscribe(_ subscriber: any EventLogSubscriber<Event>, id token: UInt64, filter: EventFilter) {
+        state.withLock { $0.subscribers[token] = Subscriber(filter: filter, target: subscriber) }
+    }
+
+    /// Starts delivering matching events to `subscriber`. With
+    /// `lastEventID`, first replays the buffered matching events after it,
+    /// pulled as the reader takes them; where events it asks for are no
+    /// longer kept, a gap (`EventEncoding.gap`) says so. The first batch is
+    /// written before this returns, so a short replay is complete by then.
     public func subscribe(
-        _ writer: StreamWriter, id token: UInt64, filter: EventFilter, after lastEventID: UInt64? = nil
+        _ subscriber: any ReplayingSubscriber<Event>, id token: UInt64, filter: EventFilter, after lastEventID: UInt64?
     ) {
-        guard let lastEventID else {
-            state.withLock { $0.subscribers[token] = Subscriber(filter: filter, writer: writer) }
-            return
-        }
+        guard let lastEventID else { return subscribe(subscriber, id: token, filter: filter) }
         state.withLock { state in
             var position = lastEventID
             // An id this log never gave (one from before the gateway
@@ -177,16 +169,17 @@ public final class EventLog: Sendable {
             // gap and everything kept.
             if lastEventID >= state.nextID {
                 let oldest = state.buffer.oldestID ?? state.nextID
-                writer.write(Self.gap(after: lastEventID, oldestAvailable: oldest))
+                _ = subscriber.replay(encoding.gap(after: lastEventID, oldestAvailable: oldest))
                 position = oldest - 1
             }
             state.replays[token] = Replay(filter: filter, position: position)
         }
         // The first batch now, so a short replay from the buffer is whole
         // on return; one that starts in the store is read by the refills.
-        if needsStore(token) || replay(token, to: writer, budget: writer.refillBudget) {
-            writer.pull { [self] writer, budget in
-                needsStore(token) ? await replayFromStore(token, to: writer, budget: budget) : replay(token, to: writer, budget: budget)
+        if needsStore(token) || replay(token, to: subscriber, budget: subscriber.replayBudget) {
+            subscriber.pull { [self] budget in
+                needsStore(token)
+                    ? await replayFromStore(token, to: subscriber, budget: budget) : replay(token, to: subscriber, budget: budget)
             }
         }
     }
@@ -201,28 +194,19 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// The `replay-gap` event: the events after `lastEventID` up to
-    /// `oldestAvailable` are no longer kept. It has no id, so the client's
-    /// last event id stays the last event it really received.
-    private static func gap(after lastEventID: UInt64, oldestAvailable: UInt64) -> [UInt8] {
-        JSON.object([
-            ("last_event_id", .int(Int(clamping: lastEventID))), ("oldest_available", .int(Int(clamping: oldestAvailable))),
-        ]).eventFrame(id: nil, event: "replay-gap")
-    }
-
     /// Writes the next batch of a stream's replay, about `budget` bytes.
     /// When the batch reaches the newest event the stream becomes a live
     /// subscriber in the same critical section. True while more is left.
-    private func replay(_ token: UInt64, to writer: StreamWriter, budget: Int) -> Bool {
+    private func replay(_ token: UInt64, to subscriber: any ReplayingSubscriber<Event>, budget: Int) -> Bool {
         state.withLock { state in
             // Gone if the stream ended meanwhile (`unsubscribe`).
             guard let replay = state.replays[token] else { return false }
-            let page = state.buffer.page(after: replay.position, filter: replay.filter, budget: budget)
+            let page = state.buffer.page(after: replay.position, filter: replay.filter, budget: budget, encoding: encoding)
             if let oldest = page.oldestAvailable {
-                writer.write(Self.gap(after: replay.position, oldestAvailable: oldest))
+                _ = subscriber.replay(encoding.gap(after: replay.position, oldestAvailable: oldest))
             }
             for frame in page.frames {
-                guard writer.write(frame) else {
+                guard subscriber.replay(frame) else {
                     state.replays[token] = nil
                     return false
                 }
@@ -232,7 +216,7 @@ public final class EventLog: Sendable {
                 return true
             }
             state.replays[token] = nil
-            state.subscribers[token] = Subscriber(filter: replay.filter, writer: writer)
+            state.subscribers[token] = Subscriber(filter: replay.filter, target: subscriber)
             return false
         }
     }
@@ -242,7 +226,7 @@ public final class EventLog: Sendable {
     /// out whose events the store never got (a full disk, a crash) are a
     /// `replay-gap`, as pruned ones are. True while more is left (from the
     /// store or the buffer).
-    private func replayFromStore(_ token: UInt64, to writer: StreamWriter, budget: Int) async -> Bool {
+    private func replayFromStore(_ token: UInt64, to subscriber: any ReplayingSubscriber<Event>, budget: Int) async -> Bool {
         guard let store else { return false }
         let start = state.withLock { state -> (replay: Replay, boundary: UInt64)? in
             state.replays[token].map { ($0, state.buffer.evictedThrough) }
@@ -258,10 +242,10 @@ public final class EventLog: Sendable {
         }
         do {
             if let oldest = store.eventLogSummary.oldestID, position + 1 < oldest {
-                frames.append(Self.gap(after: position, oldestAvailable: oldest))
+                frames.append(encoding.gap(after: position, oldestAvailable: oldest))
                 position = min(oldest - 1, boundary)
             }
-            let events = try await store.events(after: position, limit: Self.storePageSize)
+            let events = try await store.events(after: position, limit: EventLogLimits.storePageSize)
             var missing = try await store.missingEvents(after: position, through: boundary)[...]
             // Gaps up to `id`: events the buffer holds (after `boundary`)
             // are not missing.
@@ -270,12 +254,12 @@ public final class EventLog: Sendable {
                     missing.removeFirst()
                     let end = min(gap.upperBound, boundary)
                     guard end > position else { continue }
-                    frames.append(Self.gap(after: position, oldestAvailable: end + 1))
+                    frames.append(encoding.gap(after: position, oldestAvailable: end + 1))
                     position = end
                 }
             }
             var bytes = 0
-            var exhausted = events.count < Self.storePageSize
+            var exhausted = events.count < EventLogLimits.storePageSize
             for event in events {
                 guard event.id <= boundary else {
                     exhausted = true
@@ -283,9 +267,7 @@ public final class EventLog: Sendable {
                 }
                 gaps(before: event.id)
                 if replay.filter.matches(type: event.type, device: event.device) {
-                    let frame = ServerSentEvent(
-                        id: String(event.id), event: event.type, data: String(decoding: event.data, as: UTF8.self)
-                    ).encoded
+                    let frame = encoding.frame(of: event)
                     if bytes > 0, bytes + frame.count > budget {
                         exhausted = false
                         break
@@ -303,11 +285,11 @@ public final class EventLog: Sendable {
             }
         } catch {
             logger.error("the event log cannot be read to replay: \(error.message)")
-            frames.append(Self.gap(after: position, oldestAvailable: boundary + 1))
+            frames.append(encoding.gap(after: position, oldestAvailable: boundary + 1))
             position = boundary
         }
         for frame in frames {
-            guard writer.write(frame) else {
+            guard subscriber.replay(frame) else {
                 unsubscribe(token)
                 return false
             }
@@ -327,6 +309,6 @@ public final class EventLog: Sendable {
         }
     }
 
-    /// Open streams, live or catching up (for /health and tests).
+    /// Open subscribers, live or catching up (for /health and tests).
     public var subscriberCount: Int { state.withLock { $0.subscribers.count + $0.replays.count } }
 }
