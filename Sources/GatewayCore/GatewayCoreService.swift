@@ -47,7 +47,9 @@ public struct GatewayCoreService: Service {
     /// What the store kept from the last run, taken up again.
     private func log(_ restored: Restoration) {
         for address in restored.unreadableAddresses {
-            logger.warning("the state store keeps a connection to '\(address)', which is not an address: skipped")
+            // What a damaged store holds is shown escaped, never as it is:
+            // a newline in it would forge a log line.
+            logger.warning("the state store keeps a connection to \(String(reflecting: address)), which is not an address: skipped")
         }
         if restored.keptDevices > 0 {
             logger.info("keeping \(restored.keptDevices) device(s) connected, as before the restart")
@@ -57,7 +59,7 @@ public struct GatewayCoreService: Service {
         }
         for skipped in restored.unreadablePublications {
             logger.warning(
-                "the state store holds \(skipped.kind.rawValue) \(skipped.id), which this gateway cannot read (\(skipped.reason)): skipped")
+                "the state store holds \(skipped.kind.rawValue) \(String(reflecting: skipped.id)), which this gateway cannot read (\(skipped.reason)): skipped")
         }
         for waiting in restored.unregisteredPublications {
             logger.warning("\(waiting.kind.rawValue) \(waiting.id) on \(waiting.adapter) is not registered yet: \(waiting.reason)")
