@@ -242,7 +242,9 @@ PEER_VENV := $(CURDIR)/Benchmarks/peer/.venv
 # scope"). Removing the plan makes it list them again.
 BENCH_PLANS := Benchmarks/.build/release/description.json Benchmarks/.build/debug/description.json
 
-bench-build: test-deps $(PEER_VENV)/.installed bench-lint
+# The bleak phase runs Bleak scripts through the client package
+# (blegateway.bleak), installed into the checkout's environment.
+bench-build: test-deps $(VENV)/.blegateway $(PEER_VENV)/.installed bench-lint
 	$(SWIFT) build $(RELEASE) --product blegateway
 	$(SWIFT) build $(RELEASE) --product bluez-sim
 	rm -f $(BENCH_PLANS)
