@@ -29,4 +29,21 @@ extension Central {
         ).get()
         return try adapterSnapshot(target.id)
     }
+
+    /// An adapter's state once the mirror holds everything bluetoothd said
+    /// before this call: one round trip to it, since bluetoothd flushes its
+    /// pending property changes before any reply and this connection applies
+    /// signals before it delivers a later reply (see `awaitGATTObjects`).
+    ///
+    /// Powering off, bluetoothd drops the adapter's links and forgets the
+    /// devices it only discovered before it announces `Powered: false`, so
+    /// a connection attempt can fail on the first of those while the mirror
+    /// still shows the adapter on. Whoever judges such a failure asks here.
+    func settledAdapterState(_ id: String) async -> AdapterState {
+        guard let adapter = try? adapterSnapshot(id) else { return .unavailable }
+        _ = try? await call(
+            adapter.path, ObjectManager.properties, "Get", [.string(Adapter1.interface.rawValue), .string("Powered")],
+            deadline: .now + .seconds(2))
+        return adapterState(id)
+    }
 }

@@ -315,10 +315,11 @@ public final class ConnectionKeeper: Sendable {
                 if via != adapter { central.leaveConnectedOnStop(address, adapter: via, true) }
             } catch {
                 if Task.isCancelled { return }
-                // The adapter or BlueZ went away under the attempt (bluetoothd
-                // drops the links before it says it powers off or exits):
-                // not the device's failure; wait for them above.
-                if !moved, central.adapterState(adapter) != .poweredOn { continue }
+                // The adapter or BlueZ went away under the attempt: not the
+                // device's failure; wait for them above. Powering off,
+                // bluetoothd forgets the device (failing the attempt) before
+                // it says so, so the mirror is caught up first.
+                if !moved, await central.settledAdapterState(adapter) != .poweredOn { continue }
                 failed += 1
                 reason = error.code.rawValue
                 update(key) {
