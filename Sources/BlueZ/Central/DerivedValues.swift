@@ -47,8 +47,7 @@ public final class DerivedValues: Sendable {
 /// `@unchecked Sendable`: a non-final class cannot be checked, and every
 /// stored property here and in its one subclass is an immutable `let` of a
 /// Sendable type.
-@usableFromInline
-class DerivedEntry: @unchecked Sendable {
+@usableFromInline class DerivedEntry: @unchecked Sendable {
     @usableFromInline let keyType: ObjectIdentifier
 
     @usableFromInline
@@ -57,8 +56,7 @@ class DerivedEntry: @unchecked Sendable {
 
 /// `@unchecked Sendable` as its superclass: `key` and `value` are
 /// immutable and Sendable (`DerivedKey` and its `Value` require it).
-@usableFromInline
-final class TypedDerivedEntry<Key: DerivedKey>: DerivedEntry, @unchecked Sendable {
+@usableFromInline final class TypedDerivedEntry<Key: DerivedKey>: DerivedEntry, @unchecked Sendable {
     @usableFromInline let key: Key
     @usableFromInline let value: Key.Value
 
