@@ -132,11 +132,13 @@ test: test-deps
 	$(MAKE) docker-check
 
 ## The Python outside clients/python (the tests' helpers, scripts/, the web
-## client's tests, docker/, the benchmark peer): ruff with ruff.toml (over
-## the whole checkout: clients/python is checked with its own pyproject.toml),
-## then mypy with mypy.ini. Seconds; `make test` runs it first.
+## client's tests, docker/, the benchmark peer): ruff's linter and formatter
+## with ruff.toml (over the whole checkout: clients/python is checked with its
+## own pyproject.toml), then mypy with mypy.ini. Seconds; `make test` runs it
+## first.
 lint-python: test-deps
 	ruff check .
+	ruff format --check .
 	mypy
 
 ## clients/web/ (the Web Bluetooth script): its pages in headless Chromium

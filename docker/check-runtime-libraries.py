@@ -13,6 +13,7 @@ dependencies). Prints the mapping; exits 1 when a library is not covered.
 
     docker/check-runtime-libraries.py BINARY [DOCKERFILE]
 """
+
 import os
 import re
 import subprocess
@@ -45,8 +46,14 @@ def opened_libraries():
     libraries = []
     cache = run("ldconfig", "-p")
     for soname in OPENED_AT_RUN_TIME:
-        path = next((line.split("=>", 1)[1].strip() for line in cache.splitlines()
-                     if line.strip().startswith(soname + " ") and "=>" in line), None)
+        path = next(
+            (
+                line.split("=>", 1)[1].strip()
+                for line in cache.splitlines()
+                if line.strip().startswith(soname + " ") and "=>" in line
+            ),
+            None,
+        )
         if path is None:
             libraries.append(soname)  # not installed here: reported as missing
             continue
@@ -60,7 +67,7 @@ def package_of(path):
     candidates = {path, os.path.realpath(path)}
     for candidate in list(candidates):
         if candidate.startswith("/usr/"):
-            candidates.add(candidate[len("/usr"):])
+            candidates.add(candidate[len("/usr") :])
         else:
             candidates.add("/usr" + candidate)
     for candidate in candidates:
@@ -86,8 +93,17 @@ def dependency_closure(packages):
     if not packages:
         return set()
     output = run(
-        "apt-cache", "depends", "--recurse", "--no-recommends", "--no-suggests", "--no-conflicts",
-        "--no-breaks", "--no-replaces", "--no-enhances", *sorted(packages))
+        "apt-cache",
+        "depends",
+        "--recurse",
+        "--no-recommends",
+        "--no-suggests",
+        "--no-conflicts",
+        "--no-breaks",
+        "--no-replaces",
+        "--no-enhances",
+        *sorted(packages),
+    )
     closure = set(packages)
     for line in output.splitlines():
         line = line.strip()

@@ -17,6 +17,7 @@ reads).
 BINARY defaults to .build/release/blegateway. Not a test: the figures
 depend on the machine and its load.
 """
+
 import argparse
 import http.client
 import json
@@ -59,20 +60,34 @@ def main():
         conf.write(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\n")
         if os.getuid() == 0:
             conf.write("user root\n")
-    broker = subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")],
-                              stderr=subprocess.DEVNULL)
+    broker = subprocess.Popen(["mosquitto", "-c", os.path.join(directory, "mosquitto.conf")], stderr=subprocess.DEVNULL)
     wait_for_listener(broker_port)
     gateway = subprocess.Popen(
-        [args.binary, "serve", "--simulate", "--listen", f"127.0.0.1:{http_port}", "--log-level", "warning",
-         "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--gateway-id", "burst", "--mqtt-commands"],
-        stderr=open(os.path.join(directory, "gateway.log"), "w"))
+        [
+            args.binary,
+            "serve",
+            "--simulate",
+            "--listen",
+            f"127.0.0.1:{http_port}",
+            "--log-level",
+            "warning",
+            "--mqtt",
+            f"mqtt://127.0.0.1:{broker_port}",
+            "--gateway-id",
+            "burst",
+            "--mqtt-commands",
+        ],
+        stderr=open(os.path.join(directory, "gateway.log"), "w"),
+    )
     replies = None
     try:
         wait_for_listener(http_port)
         time.sleep(1)
         replies = subprocess.Popen(
             ["mosquitto_sub", "-p", str(broker_port), "-V", "mqttv5", "-t", "blegateway/replies/burst", "-F", "%P"],
-            stdout=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(0.5)
         latencies = []
         peak_rss = [rss_kib(gateway.pid)]
@@ -96,12 +111,30 @@ def main():
         lines = "".join(
             f'{{"address":"00:00:00:{i >> 16 & 255:02X}:{i >> 8 & 255:02X}:{i & 255:02X}",'
             f'"timeout_ms":{args.timeout_ms}}}\n'
-            for i in range(args.count))
+            for i in range(args.count)
+        )
         started = time.monotonic()
         subprocess.run(
-            ["mosquitto_pub", "-p", str(broker_port), "-V", "mqttv5", "-q", "1", "-t", "blegateway/burst/cmd/connect",
-             "-D", "publish", "response-topic", "blegateway/replies/burst", "-l"],
-            input=lines, text=True, check=True)
+            [
+                "mosquitto_pub",
+                "-p",
+                str(broker_port),
+                "-V",
+                "mqttv5",
+                "-q",
+                "1",
+                "-t",
+                "blegateway/burst/cmd/connect",
+                "-D",
+                "publish",
+                "response-topic",
+                "blegateway/replies/burst",
+                "-l",
+            ],
+            input=lines,
+            text=True,
+            check=True,
+        )
         sent = time.monotonic() - started
         statuses = {}
         answered = 0
@@ -118,23 +151,36 @@ def main():
         done.set()
         poller.join()
         result = {
-            "commands": args.count, "sent_s": round(sent, 2), "answered": answered,
-            "answered_s": round(all_answered, 1), "statuses": statuses,
-            "health_quiet": {"requests": len(quiet), "median_ms": round(statistics.median(quiet) * 1000, 2),
-                             "slowest_ms": round(max(quiet) * 1000, 2)},
-            "health_burst": {"requests": len(latencies), "median_ms": round(statistics.median(latencies) * 1000, 2),
-                             "slowest_ms": round(max(latencies) * 1000, 2)},
+            "commands": args.count,
+            "sent_s": round(sent, 2),
+            "answered": answered,
+            "answered_s": round(all_answered, 1),
+            "statuses": statuses,
+            "health_quiet": {
+                "requests": len(quiet),
+                "median_ms": round(statistics.median(quiet) * 1000, 2),
+                "slowest_ms": round(max(quiet) * 1000, 2),
+            },
+            "health_burst": {
+                "requests": len(latencies),
+                "median_ms": round(statistics.median(latencies) * 1000, 2),
+                "slowest_ms": round(max(latencies) * 1000, 2),
+            },
             "peak_rss_mib": round(peak_rss[0] / 1024, 1),
         }
         if args.json:
             print(json.dumps(result))
         else:
-            print(f"commands: {args.count} sent in {sent:.2f} s, {answered} answered in {all_answered:.1f} s: "
-                  + ", ".join(f"{status} x{count}" for status, count in sorted(statuses.items())))
+            print(
+                f"commands: {args.count} sent in {sent:.2f} s, {answered} answered in {all_answered:.1f} s: "
+                + ", ".join(f"{status} x{count}" for status, count in sorted(statuses.items()))
+            )
             for name in ("quiet", "burst"):
                 figures = result[f"health_{name}"]
-                print(f"GET /health, {name}: {figures['requests']} requests, median {figures['median_ms']} ms, "
-                      f"slowest {figures['slowest_ms']} ms")
+                print(
+                    f"GET /health, {name}: {figures['requests']} requests, median {figures['median_ms']} ms, "
+                    f"slowest {figures['slowest_ms']} ms"
+                )
             print(f"gateway RSS: peak {result['peak_rss_mib']} MiB")
     finally:
         for process in (replies, gateway, broker):

@@ -14,6 +14,7 @@ BINARY defaults to .build/release/blegateway. Needs mosquitto, mosquitto_sub,
 mosquitto_pub, curl and dbus-daemon. Not a test: the figures depend on the
 machine and its load.
 """
+
 import argparse
 import json
 import os
@@ -63,28 +64,71 @@ def measure(binary, broker_port, rate, qos, duration, directory):
         f.write(scenario(rate))
     log_path = os.path.join(directory, f"gateway-{rate}-{qos}.log")
     gateway = subprocess.Popen(
-        [binary, "serve", "--simulate", path, "--listen", "127.0.0.1:0", "--log-level", "notice",
-         "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--gateway-id", "bench", "--mqtt-qos", str(qos),
-         "--mqtt-commands"],
-        stderr=open(log_path, "w"))
+        [
+            binary,
+            "serve",
+            "--simulate",
+            path,
+            "--listen",
+            "127.0.0.1:0",
+            "--log-level",
+            "notice",
+            "--mqtt",
+            f"mqtt://127.0.0.1:{broker_port}",
+            "--gateway-id",
+            "bench",
+            "--mqtt-qos",
+            str(qos),
+            "--mqtt-commands",
+        ],
+        stderr=open(log_path, "w"),
+    )
     try:
         http = f"http://127.0.0.1:{wait_for_port(gateway, log_path)}"
-        subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/scan", "-H", "Content-Type: application/json",
-                        "--data", '{"duration_ms":1000}'], check=True, capture_output=True)
-        subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                "curl",
+                "-sf",
+                "-X",
+                "POST",
+                f"{http}/v1/scan",
+                "-H",
+                "Content-Type: application/json",
+                "--data",
+                '{"duration_ms":1000}',
+            ],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            ["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"], check=True, capture_output=True
+        )
         mqtt_path = os.path.join(directory, f"mqtt-{rate}-{qos}.txt")
         sse_path = os.path.join(directory, f"sse-{rate}-{qos}.txt")
         topic = f"blegateway/bench/devices/{DEVICE}/characteristics/{UUID}"
         sub = subprocess.Popen(
             ["mosquitto_sub", "-p", str(broker_port), "-q", str(qos), "-t", topic, "-F", "%p"],
-            stdout=open(mqtt_path, "w"))
+            stdout=open(mqtt_path, "w"),
+        )
         time.sleep(0.5)
-        subprocess.run(["mosquitto_pub", "-p", str(broker_port), "-V", "mqttv5", "-t", "blegateway/bench/cmd/subscribe",
-                        "-m", json.dumps({"address": DEVICE, "characteristic": UUID})], check=True)
+        subprocess.run(
+            [
+                "mosquitto_pub",
+                "-p",
+                str(broker_port),
+                "-V",
+                "mqttv5",
+                "-t",
+                "blegateway/bench/cmd/subscribe",
+                "-m",
+                json.dumps({"address": DEVICE, "characteristic": UUID}),
+            ],
+            check=True,
+        )
         sse = subprocess.Popen(
             ["curl", "-sN", f"{http}/v1/devices/{DEVICE}/characteristics/{UUID}/notifications"],
-            stdout=open(sse_path, "w"))
+            stdout=open(sse_path, "w"),
+        )
         # Let both paths settle before counting.
         time.sleep(1)
         time.sleep(duration)
@@ -102,13 +146,22 @@ def measure(binary, broker_port, rate, qos, duration, directory):
         gateway.send_signal(signal.SIGTERM)
         gateway.wait(timeout=30)
     mqtt_events = [json.loads(line) for line in mqtt_out.splitlines() if line.startswith("{")]
-    sse_events = [json.loads(line[5:].strip()) for line in sse_out.splitlines()
-                  if line.startswith("data:") and '"value"' in line]
+    sse_events = [
+        json.loads(line[5:].strip()) for line in sse_out.splitlines() if line.startswith("data:") and '"value"' in line
+    ]
     received_mqtt, lost_mqtt, per_s_mqtt = summary(mqtt_events)
     received_sse, lost_sse, per_s_sse = summary(sse_events)
-    return {"rate": rate, "qos": qos, "seconds": duration,
-            "mqtt_received": received_mqtt, "mqtt_per_s": per_s_mqtt, "mqtt_lost": lost_mqtt,
-            "sse_received": received_sse, "sse_per_s": per_s_sse, "sse_lost": lost_sse}
+    return {
+        "rate": rate,
+        "qos": qos,
+        "seconds": duration,
+        "mqtt_received": received_mqtt,
+        "mqtt_per_s": per_s_mqtt,
+        "mqtt_lost": lost_mqtt,
+        "sse_received": received_sse,
+        "sse_per_s": per_s_sse,
+        "sse_lost": lost_sse,
+    }
 
 
 def main():
@@ -121,8 +174,10 @@ def main():
         port = free_port()
         config = os.path.join(directory, "mosquitto.conf")
         with open(config, "w") as f:
-            f.write(f"listener {port} 127.0.0.1\nallow_anonymous true\nlog_dest none\n"
-                    "max_queued_messages 1000000\n" + ("user root\n" if os.getuid() == 0 else ""))
+            f.write(
+                f"listener {port} 127.0.0.1\nallow_anonymous true\nlog_dest none\n"
+                "max_queued_messages 1000000\n" + ("user root\n" if os.getuid() == 0 else "")
+            )
         broker = subprocess.Popen(["mosquitto", "-c", config])
         time.sleep(0.5)
         try:
@@ -131,9 +186,11 @@ def main():
             for rate in [int(r) for r in arguments.rates.split(",")]:
                 for qos in (0, 1):
                     r = measure(arguments.binary, port, rate, qos, arguments.duration, directory)
-                    print(f"| {rate} | {qos} | {r['mqtt_per_s']} | {r['mqtt_received']}, {r['mqtt_lost']} | "
-                          f"{r['sse_per_s']} | {r['sse_received']}, {r['sse_lost']} |",
-                          flush=True)
+                    print(
+                        f"| {rate} | {qos} | {r['mqtt_per_s']} | {r['mqtt_received']}, {r['mqtt_lost']} | "
+                        f"{r['sse_per_s']} | {r['sse_received']}, {r['sse_lost']} |",
+                        flush=True,
+                    )
         finally:
             broker.terminate()
             broker.wait()

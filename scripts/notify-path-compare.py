@@ -17,6 +17,7 @@ Not a test: the figures depend on the machine and its load. Latency is
 measured on the real bluetoothd (scripts/bluez-vm-probe/run.sh
 gateway-rates), where the peripheral stamps its clock into each value.
 """
+
 import argparse
 import os
 import re
@@ -59,22 +60,48 @@ def measure(binary, path, rate, duration, directory):
     log_path = os.path.join(directory, f"gateway-{path}-{rate}.log")
     before = dbus_daemons()
     gateway = subprocess.Popen(
-        [binary, "serve", "--simulate", scenario_path, "--listen", "127.0.0.1:0", "--log-level", "notice",
-         "--notify-path", path],
-        stderr=open(log_path, "w"))
+        [
+            binary,
+            "serve",
+            "--simulate",
+            scenario_path,
+            "--listen",
+            "127.0.0.1:0",
+            "--log-level",
+            "notice",
+            "--notify-path",
+            path,
+        ],
+        stderr=open(log_path, "w"),
+    )
     try:
         http = f"http://127.0.0.1:{wait_for_port(gateway, log_path)}"
         # The private bus of --simulate (started through a shell, so not a
         # child): the newest dbus-daemon that appeared meanwhile.
         bus = sorted(dbus_daemons() - before)[-1:]
-        subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/scan", "-H", "Content-Type: application/json",
-                        "--data", '{"duration_ms":1000}'], check=True, capture_output=True)
-        subprocess.run(["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [
+                "curl",
+                "-sf",
+                "-X",
+                "POST",
+                f"{http}/v1/scan",
+                "-H",
+                "Content-Type: application/json",
+                "--data",
+                '{"duration_ms":1000}',
+            ],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            ["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"], check=True, capture_output=True
+        )
         sse_path = os.path.join(directory, f"sse-{path}-{rate}.txt")
         sse = subprocess.Popen(
             ["curl", "-sN", f"{http}/v1/devices/{DEVICE}/characteristics/{UUID}/notifications"],
-            stdout=open(sse_path, "w"))
+            stdout=open(sse_path, "w"),
+        )
         time.sleep(1)
         start_size = os.path.getsize(sse_path)
         start = (cpu_seconds(gateway.pid), sum(cpu_seconds(p) for p in bus))
@@ -89,15 +116,23 @@ def measure(binary, path, rate, duration, directory):
     finally:
         gateway.send_signal(signal.SIGTERM)
         gateway.wait(timeout=30)
-    values = [int.from_bytes(bytes.fromhex(m), "little")
-              for m in re.findall(r'^data: .*"value":"([0-9a-f]{8})"', window, re.M)]
+    values = [
+        int.from_bytes(bytes.fromhex(m), "little")
+        for m in re.findall(r'^data: .*"value":"([0-9a-f]{8})"', window, re.M)
+    ]
     lost = (max(values) - min(values) + 1 - len(set(values))) if values else 0
     received = len(values)
-    return {"path": path, "rate": rate, "received": received, "per_s": round(received / duration),
-            "lost": lost, "gateway_cpu_pct": round((end[0] - start[0]) / duration * 100),
-            "bus_cpu_pct": round((end[1] - start[1]) / duration * 100),
-            "gateway_us_per_value": round((end[0] - start[0]) / max(1, received) * 1e6, 1),
-            "bus_us_per_value": round((end[1] - start[1]) / max(1, received) * 1e6, 1)}
+    return {
+        "path": path,
+        "rate": rate,
+        "received": received,
+        "per_s": round(received / duration),
+        "lost": lost,
+        "gateway_cpu_pct": round((end[0] - start[0]) / duration * 100),
+        "bus_cpu_pct": round((end[1] - start[1]) / duration * 100),
+        "gateway_us_per_value": round((end[0] - start[0]) / max(1, received) * 1e6, 1),
+        "bus_us_per_value": round((end[1] - start[1]) / max(1, received) * 1e6, 1),
+    }
 
 
 def main():
@@ -114,8 +149,11 @@ def main():
             for _ in range(arguments.repeat):
                 for path in ("start-notify", "acquire"):
                     r = measure(arguments.binary, path, rate, arguments.duration, directory)
-                    print(f"| {rate} | {path} | {r['per_s']} | {r['lost']} | {r['gateway_cpu_pct']} | "
-                          f"{r['gateway_us_per_value']} | {r['bus_cpu_pct']} | {r['bus_us_per_value']} |", flush=True)
+                    print(
+                        f"| {rate} | {path} | {r['per_s']} | {r['lost']} | {r['gateway_cpu_pct']} | "
+                        f"{r['gateway_us_per_value']} | {r['bus_cpu_pct']} | {r['bus_us_per_value']} |",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

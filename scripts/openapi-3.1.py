@@ -46,11 +46,7 @@ def event_types(components: dict[str, Any], schema: dict[str, Any]) -> list[str]
         return list(schema["enum"])
     if "const" in schema:
         return [schema["const"]]
-    return [
-        name
-        for option in schema.get("anyOf", [])
-        for name in event_types(components, option)
-    ]
+    return [name for option in schema.get("anyOf", []) for name in event_types(components, option)]
 
 
 def events_text(components: dict[str, Any], reference: str) -> str:
@@ -74,10 +70,7 @@ def events_text(components: dict[str, Any], reference: str) -> str:
         ),
         "",
     ]
-    lines += [
-        f"- `{event_type}`: {by_type.get(event_type, otherwise)}"
-        for event_type in types
-    ]
+    lines += [f"- `{event_type}`: {by_type.get(event_type, otherwise)}" for event_type in types]
     lines += [
         "",
         f"(`{name_of(reference)}` in components describes one event; OpenAPI 3.2's `itemSchema` in /openapi.yaml.)",
@@ -105,19 +98,12 @@ def simplify(node: Any) -> None:
     for value in node.values():
         simplify(value)
     members = node.get("allOf")
-    if not isinstance(members, list) or not any(
-        is_condition(member) for member in members
-    ):
+    if not isinstance(members, list) or not any(is_condition(member) for member in members):
         return
     kept = [member for member in members if not is_condition(member)]
     node["x-conditions"] = [member for member in members if is_condition(member)]
     del node["allOf"]
-    if (
-        len(kept) == 1
-        and set(kept[0]) == {"$ref"}
-        and "type" not in node
-        and "properties" not in node
-    ):
+    if len(kept) == 1 and set(kept[0]) == {"$ref"} and "type" not in node and "properties" not in node:
         node["$ref"] = kept[0]["$ref"]
     elif kept:
         node["allOf"] = kept
@@ -130,8 +116,7 @@ def convert(document: dict[str, Any]) -> dict[str, Any]:
         "**This edition.** The OpenAPI 3.1 edition of the gateway's OpenAPI 3.2 document (`GET /openapi.yaml`), "
         "for client generators: the same operations and schemas; streams are `text/event-stream` strings, "
         "their events listed in each response; conditional constraints (`if`/`then`, `not`) are under "
-        "`x-conditions`, for the gateway to enforce.\n\n"
-        + document["info"]["description"]
+        "`x-conditions`, for the gateway to enforce.\n\n" + document["info"]["description"]
     )
     for path in document["paths"].values():
         for method, operation in path.items():

@@ -15,6 +15,7 @@ from exec to "listening" (the gateway listens once the restore is done),
 and from SIGTERM to exit. Not a test: the figures depend on the
 machine and its load.
 """
+
 import argparse
 import json
 import os
@@ -43,7 +44,9 @@ def start(binary: str, state: str, log_path: str) -> tuple[subprocess.Popen[byte
     with open(log_path, "w") as log:
         process = subprocess.Popen(
             [binary, "serve", "--simulate", "--state-dir", state, "--listen", "127.0.0.1:0", "--log-level", "info"],
-            stdout=subprocess.DEVNULL, stderr=log)
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
     port: int = wait_for_port(process, log_path)  # type: ignore[no-untyped-call]
     return process, port, time.monotonic() - began
 
@@ -95,7 +98,8 @@ def main() -> int:
             stopped, status = stop(process)
             print(
                 f"run {run}: listening {listening * 1000:.0f} ms with {held} subscriptions restored,"
-                f" stop {stopped * 1000:.0f} ms (exit {status})")
+                f" stop {stopped * 1000:.0f} ms (exit {status})"
+            )
     return 0
 
 

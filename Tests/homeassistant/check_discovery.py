@@ -119,10 +119,7 @@ def valid_topic(value: Any) -> str:
         raise vol.Invalid("topic must be 1 to 65535 bytes")
     if "\0" in text:
         raise vol.Invalid("topic must not contain NUL")
-    if any(
-        0x1F >= ord(c) or 0x7F <= ord(c) <= 0x9F or 0xFDD0 <= ord(c) <= 0xFDEF
-        for c in text
-    ):
+    if any(0x1F >= ord(c) or 0x7F <= ord(c) <= 0x9F or 0xFDD0 <= ord(c) <= 0xFDEF for c in text):
         raise vol.Invalid("topic must not contain control characters or non-characters")
     return text
 
@@ -132,16 +129,11 @@ def valid_subscribe_topic(value: Any) -> str:
     text = valid_topic(value)
     for index, char in enumerate(text):
         if char == "+" and (
-            (index > 0 and text[index - 1] != "/")
-            or (index < len(text) - 1 and text[index + 1] != "/")
+            (index > 0 and text[index - 1] != "/") or (index < len(text) - 1 and text[index + 1] != "/")
         ):
             raise vol.Invalid("single-level wildcard must occupy an entire level")
-        if char == "#" and (
-            index != len(text) - 1 or (index > 0 and text[index - 1] != "/")
-        ):
-            raise vol.Invalid(
-                "multi-level wildcard must be the last character, alone in its level"
-            )
+        if char == "#" and (index != len(text) - 1 or (index > 0 and text[index - 1] != "/")):
+            raise vol.Invalid("multi-level wildcard must be the last character, alone in its level")
     return text
 
 
@@ -149,9 +141,7 @@ def entity_id_of(domain: str) -> Any:
     def check(value: Any) -> str:
         text = vol.Coerce(str)(value)
         if not VALID_ENTITY_ID.match(text) or text.split(".")[0] != domain:
-            raise vol.Invalid(
-                f"default_entity_id must be a valid {domain}.* entity id: {text!r}"
-            )
+            raise vol.Invalid(f"default_entity_id must be a valid {domain}.* entity id: {text!r}")
         return text
 
     return check
@@ -175,9 +165,7 @@ def url(value: Any) -> str:
 def has_identifier(value: dict[str, Any]) -> dict[str, Any]:
     if value.get("identifiers") or value.get("connections"):
         return value
-    raise vol.Invalid(
-        "Device must have at least one identifying value in 'identifiers' and/or 'connections'"
-    )
+    raise vol.Invalid("Device must have at least one identifying value in 'identifiers' and/or 'connections'")
 
 
 DEVICE = vol.All(
@@ -244,16 +232,9 @@ def sensor_units_and_classes(config: dict[str, Any]) -> dict[str, Any]:
     unit = config.get("unit_of_measurement")
     if device_class is not None:
         if unit not in SENSOR_DEVICE_CLASS_UNITS[device_class]:
-            raise vol.Invalid(
-                f"the unit {unit!r} is not valid for device class {device_class!r}"
-            )
-        if (
-            state_class is not None
-            and state_class not in SENSOR_DEVICE_CLASS_STATE_CLASSES[device_class]
-        ):
-            raise vol.Invalid(
-                f"state class {state_class!r} is not valid for device class {device_class!r}"
-            )
+            raise vol.Invalid(f"the unit {unit!r} is not valid for device class {device_class!r}")
+        if state_class is not None and state_class not in SENSOR_DEVICE_CLASS_STATE_CLASSES[device_class]:
+            raise vol.Invalid(f"state class {state_class!r} is not valid for device class {device_class!r}")
     if state_class is not None and unit is None and device_class is None:
         raise vol.Invalid("a measurement without a unit or device class")
     return config
@@ -269,9 +250,7 @@ SCHEMAS: dict[str, Callable[[Any], Any]] = {
                 vol.Optional("device_class"): vol.In(set(SENSOR_DEVICE_CLASS_UNITS)),
                 vol.Optional("state_class"): vol.In(STATE_CLASSES),
                 vol.Optional("unit_of_measurement"): str,
-                vol.Optional("suggested_display_precision"): vol.All(
-                    int, vol.Range(min=0)
-                ),
+                vol.Optional("suggested_display_precision"): vol.All(int, vol.Range(min=0)),
                 vol.Optional("expire_after"): vol.All(int, vol.Range(min=0)),
                 vol.Optional("force_update"): bool,
             }
@@ -324,9 +303,7 @@ def main() -> int:
         config = entity["config"]
         via = config.get("device", {}).get("via_device")
         if via is not None and via not in device_ids:
-            problems.append(
-                f"{entity['topic']}: via_device {via} names no announced device"
-            )
+            problems.append(f"{entity['topic']}: via_device {via} names no announced device")
         topics = [config["state_topic"], config.get("availability_topic")]
         topics += [item["topic"] for item in config.get("availability", [])]
         for state in filter(None, topics):

@@ -145,6 +145,7 @@ class Check:
         self.view("devices")
         self.click("#scan-toggle")
         rows = "#device-table tbody tr"
+
         def cell(address: str, column: str) -> Callable[[], str]:
             return lambda: self.text(f'{rows}[data-address="{address}"] td.{column}')
 
@@ -188,7 +189,8 @@ class Check:
         def rssi_order() -> list[int]:
             values: list[int] = self.driver.execute_script(
                 "return [...document.querySelectorAll('#device-table tbody td.rssi')]"
-                ".map(c => parseInt(c.textContent)).filter(n => !isNaN(n));")
+                ".map(c => parseInt(c.textContent)).filter(n => !isNaN(n));"
+            )
             self.seen["rssi_order"] = values
             return values
 
@@ -233,7 +235,8 @@ class Check:
         self.until("the Heart Rate service", lambda: self.all(heart_rate))
         # Read in one script: the tree is rebuilt when the device changes.
         self.seen["services"] = self.driver.execute_script(
-            "return [...document.querySelectorAll('#gatt summary')].map((e) => e.innerText)")
+            "return [...document.querySelectorAll('#gatt summary')].map((e) => e.innerText)"
+        )
 
         self.step = "plotting heart-rate notifications"
         self.click(f"{heart_rate} .row button")
@@ -298,7 +301,8 @@ class Check:
         self.until("the relay named by its user description", lambda: self.text(f"{relay} .name") == "Relay")
         descriptors = self.driver.execute_script(
             "return [...document.querySelectorAll(arguments[0])].map((e) => e.dataset.uuid || '')",
-            f"{relay} ul.descriptors li")
+            f"{relay} ul.descriptors li",
+        )
         self.expect(sorted(descriptors) == ["2901", "2902"], f"the relay's descriptors: {descriptors}")
         self.click('#gatt li.characteristic[data-uuid="ff03"] .row button')
         self.click("#value-read")
@@ -417,8 +421,9 @@ class Check:
         Select(self.find("#log-type")).select_by_value("device-connected")
         # Read in one script: the log prepends and trims its items live, so an
         # element found a moment ago may already be gone.
-        types = set(self.driver.execute_script(
-            "return [...document.querySelectorAll('#events li')].map((e) => e.dataset.type)"))
+        types = set(
+            self.driver.execute_script("return [...document.querySelectorAll('#events li')].map((e) => e.dataset.type)")
+        )
         self.expect(types == {"device-connected"}, f"type filter: {types}")
         self.type("#log-device", PLUG)
         self.until("one device's events", lambda: len(self.all("#events li")) == 1)
@@ -433,7 +438,8 @@ class Check:
         # the id after an arbitrary one may never come. The ids are read in
         # one script, as the types above.
         ids = self.driver.execute_script(
-            "return [...document.querySelectorAll('#events li[data-id]')].map((e) => Number(e.dataset.id) || 0)")
+            "return [...document.querySelectorAll('#events li[data-id]')].map((e) => Number(e.dataset.id) || 0)"
+        )
         shown = sorted(i for i in ids if i)
         first = shown[-100] if len(shown) >= 100 else shown[0] if shown else 1
         start = first - 1
@@ -465,6 +471,7 @@ class Check:
             def check() -> bool:
                 wider[name] = self.driver.execute_script(WIDER_THAN_THE_PAGE)
                 return not wider[name]
+
             return check
 
         for name in ["devices", f"device/{STRAP}", "peripheral", "unattended", "operations"]:
@@ -516,8 +523,18 @@ class Central:
         self.results: dict[str, str] = {}
 
     def call(self, method: str, signature: str, *arguments: str) -> str:
-        command = ["busctl", f"--address={self.bus}", "--timeout=60", "call", "org.blegateway.Simulator",
-                   "/org/blegateway/simulator", "org.blegateway.Simulator1", method, signature, *arguments]
+        command = [
+            "busctl",
+            f"--address={self.bus}",
+            "--timeout=60",
+            "call",
+            "org.blegateway.Simulator",
+            "/org/blegateway/simulator",
+            "org.blegateway.Simulator1",
+            method,
+            signature,
+            *arguments,
+        ]
         done = subprocess.run(command, check=False, capture_output=True, text=True, timeout=90)
         if done.returncode != 0:
             raise AssertionError(f"{method}: {done.stderr.strip()}")
@@ -545,8 +562,15 @@ def open_browser(browser: str, width: int) -> WebDriver:
         return driver
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 f"--window-size={width},1000", "--no-first-run", "--disable-extensions"]:
+    for flag in [
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},1000",
+        "--no-first-run",
+        "--disable-extensions",
+    ]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=ChromeService(executable_path="/usr/bin/chromedriver"), options=options)

@@ -2,6 +2,7 @@
 own Python parser (prometheus_client) and prints its samples as JSON:
 [[name, {label: value}, value], ...]. Exits non-zero, saying why, when the
 parser refuses the text or a metric family is declared twice."""
+
 import json
 import sys
 

@@ -26,27 +26,20 @@ METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
 def spec_operations(spec: Path) -> set[str]:
     document = yaml.safe_load(spec.read_text(encoding="utf-8"))
     return {
-        f"{method.upper()} {path}"
-        for path, item in document["paths"].items()
-        for method in item
-        if method in METHODS
+        f"{method.upper()} {path}" for path, item in document["paths"].items() for method in item if method in METHODS
     }
 
 
 def generated(pattern: str, directory: Path) -> set[str]:
     found: set[str] = set()
     for source in directory.rglob("*.py"):
-        for method, path in re.findall(
-            pattern, source.read_text(encoding="utf-8"), flags=re.DOTALL
-        ):
+        for method, path in re.findall(pattern, source.read_text(encoding="utf-8"), flags=re.DOTALL):
             found.add(f"{method.upper()} {path}")
     return found
 
 
 def run(command: list[str]) -> tuple[int, str]:
-    result = subprocess.run(
-        command, capture_output=True, text=True, check=False, timeout=900
-    )
+    result = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
     return result.returncode, result.stdout + result.stderr
 
 

@@ -11,10 +11,13 @@ valid ones short so that every phase can reach every operation, streams
 included, in minutes. Values a case gets wrong on purpose are left alone,
 so the gateway still has to refuse them.
 """
+
 import schemathesis
 
 STREAMS = {
-    "GET /v1/scan", "GET /v1/events", "GET /v1/devices/{address}/characteristics/{characteristic}/notifications",
+    "GET /v1/scan",
+    "GET /v1/events",
+    "GET /v1/devices/{address}/characteristics/{characteristic}/notifications",
     "GET /v1/peripheral/events",
 }
 STREAM_MILLISECONDS = 400
