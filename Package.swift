@@ -170,7 +170,7 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: ["DBus", "CDBus", "MQTT"], path: "Tests/Support"),
-        .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives"]),
+        .testTarget(name: "AsyncPrimitivesTests", dependencies: ["AsyncPrimitives", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(
             name: "HTTPServerTests",

@@ -1,5 +1,6 @@
 import AsyncPrimitives
 import Testing
+import TestSupport
 
 @Suite struct BroadcastTests {
     @Test func everySubscriberGetsEveryValueInOrderUntilFinished() async {

@@ -1,6 +1,7 @@
 import AsyncPrimitives
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite struct LanesTests {
     /// Holds `claims` until `gate` yields; returns when the claims are held.

@@ -1,6 +1,7 @@
 import AsyncPrimitives
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite struct SemaphoreTests {
     @Test func manyConcurrentWaitersNeverExceedTheSlots() async throws {

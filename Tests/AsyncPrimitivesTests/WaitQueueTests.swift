@@ -1,6 +1,7 @@
 import AsyncPrimitives
 import Synchronization
 import Testing
+import TestSupport
 
 /// A queue whose owner decides by hand: nothing is admitted at once.
 private func manualQueue(reconsidered: Counter? = nil) -> WaitQueue<Void, Int, String> {

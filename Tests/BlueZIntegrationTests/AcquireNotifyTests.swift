@@ -111,7 +111,7 @@ import Testing
             if index % 50 == 49 { try await Task.sleep(for: .milliseconds(20)) }
         }
         allSent.value.withLock { $0 = true }
-        #expect(await eventually(.seconds(30)) { received.value.withLock { $0.count } >= sent.count })
+        #expect(await eventually(within: .seconds(30)) { received.value.withLock { $0.count } >= sent.count })
         let values = received.value.withLock { $0 }
         #expect(values == sent, "\(values.count) of \(sent.count) values, the last \(values.last ?? [])")
         lease.cancel()

@@ -3,6 +3,7 @@ import DBus
 import Testing
 
 @testable import BlueZ
+import TestSupport
 
 /// `Central.Options.adapterScope` (`serve --use-adapters`): a central that
 /// uses only hci1 of a bluetoothd with two adapters neither shows nor
@@ -37,7 +38,7 @@ import Testing
         await #expect(throws: BlueZError.self) { _ = try await harness.central.scan(adapter: "hci0") }
 
         let session = try await harness.central.scan()
-        let heard = await eventually(.seconds(30)) { harness.central.devices().contains { $0.address == peer } }
+        let heard = await eventually(within: .seconds(30)) { harness.central.devices().contains { $0.address == peer } }
         #expect(heard)
         #expect(harness.central.devices().allSatisfy { $0.adapter == "hci1" })
         let hci0Discovering = watcher.adapters().first { $0.id == "hci0" }?.discovering

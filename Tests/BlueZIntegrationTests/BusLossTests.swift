@@ -2,6 +2,7 @@ import BlueZ
 import BlueZSimulator
 import DBus
 import Testing
+import TestSupport
 
 /// The central's bus connection ending while bluetoothd stays (the bus
 /// dropped only this client), and `attach` handing it a new one.

@@ -3,6 +3,7 @@ import DBus
 import Testing
 
 @testable import BlueZ
+import TestSupport
 
 /// Concurrent GATT operations through the central against the simulator,
 /// which treats them as bluetoothd 5.66 does. The simulated peripheral
@@ -135,15 +136,4 @@ import Testing
         #expect(await harness.simulator.statistics.readValueCalls - before.readValueCalls == 1)
         await harness.shutdown()
     }
-}
-
-/// Waits until `condition` holds, checking every 5 ms, for at most 20 s
-/// (generous: the machine may be loaded). Returns whether it held.
-private func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
 }

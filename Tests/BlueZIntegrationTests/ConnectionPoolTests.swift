@@ -3,6 +3,7 @@ import DBus
 import Testing
 
 @testable import BlueZ
+import TestSupport
 
 /// Several adapters as one pool: connection slots counted per adapter, a
 /// connection that names no adapter on the one that hears the device best
@@ -50,7 +51,7 @@ import Testing
         let sessions = [
             try await harness.central.scan(adapter: "hci0"), try await harness.central.scan(adapter: "hci1"),
         ]
-        let heard = await eventually(.seconds(30)) {
+        let heard = await eventually(within: .seconds(30)) {
             let devices = harness.central.devices().filter { $0.advertisement.signalStrength != nil }
             return devices.count == 10
         }
@@ -145,11 +146,11 @@ import Testing
         policy.initialDelay = .milliseconds(50)
         let keeper = ConnectionKeeper(central: harness.central, policy: policy)
         keeper.keep(Self.near, adapter: "hci0")
-        #expect(await eventually(.seconds(30)) { keeper.keptDevice(Self.near, adapter: "hci0")?.status == .connected })
+        #expect(await eventually(within: .seconds(30)) { keeper.keptDevice(Self.near, adapter: "hci0")?.status == .connected })
         #expect(try harness.central.device(Self.near, adapter: "hci0").connected)
 
         try await harness.simulator.setAdapterPresent(false, adapter: "hci0")
-        let moved = await eventually(.seconds(60)) {
+        let moved = await eventually(within: .seconds(60)) {
             let kept = keeper.keptDevice(Self.near, adapter: "hci0")
             return kept?.status == .connected && kept?.via == "hci1"
         }
@@ -161,7 +162,7 @@ import Testing
         await harness.central.stop()
         // bluetoothd reports a link down after Disconnect returns: watch a
         // while for it.
-        let dropped = await eventually(.seconds(2)) {
+        let dropped = await eventually(within: .seconds(2)) {
             let reply = try? await harness.otherClientCall(
                 "/org/bluez/hci1/dev_C0_00_00_00_00_01", ObjectManager.properties, "Get",
                 [.string(Device1.interface.rawValue), .string("Connected")])
@@ -183,7 +184,7 @@ import Testing
         _ = try await harness.connection.call(
             destination: SimulatorControl.busName, path: SimulatorControl.path, interface: SimulatorControl.interface,
             method: "SetAdapterRSSI", arguments: [.string(Self.near.description), .string("hci0"), .int16(-30)])
-        let moved = await eventually(.seconds(20)) {
+        let moved = await eventually(within: .seconds(20)) {
             (try? harness.central.device(Self.near, adapter: "hci0"))?.advertisement.signalStrength == -30
         }
         let other = try harness.central.device(Self.near, adapter: "hci1").advertisement.signalStrength

@@ -2,6 +2,7 @@
 import BlueZSimulator
 import DBus
 import Testing
+import TestSupport
 
 @Suite(.serialized) struct ConnectionTests {
     @Test func connectResolvesServicesAndDisconnectEndsIt() async throws {
@@ -99,7 +100,7 @@ import Testing
         #expect(device.address == Harness.strap && device.connected && device.servicesResolved)
         #expect(try harness.central.services(of: Harness.strap).map(\.uuid).contains(Harness.heartRate))
         // The discovery it ran ends with it.
-        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == false })
+        #expect(await eventually(within: .seconds(20)) { (try? harness.central.adapter())?.discovering == false })
         await harness.shutdown()
     }
 
@@ -109,18 +110,18 @@ import Testing
         // A scan of another client's keeps running through it.
         let session = try await harness.central.scan(filter: DiscoveryFilter())
         let watcher = Task { for await _ in session {} }
-        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == true })
+        #expect(await eventually(within: .seconds(20)) { (try? harness.central.adapter())?.discovering == true })
         await #expect {
             try await harness.central.connect(nowhere, timeout: .milliseconds(500))
         } throws: { ($0 as? BlueZError)?.code == .timeout }
         #expect((try? harness.central.adapter())?.discovering == true)
         watcher.cancel()
-        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == false })
+        #expect(await eventually(within: .seconds(20)) { (try? harness.central.adapter())?.discovering == false })
         // Alone, it stops the discovery it started.
         await #expect {
             try await harness.central.connect(nowhere, timeout: .milliseconds(300))
         } throws: { ($0 as? BlueZError)?.code == .timeout }
-        #expect(await eventually(.seconds(20)) { (try? harness.central.adapter())?.discovering == false })
+        #expect(await eventually(within: .seconds(20)) { (try? harness.central.adapter())?.discovering == false })
         await harness.shutdown()
     }
 }

@@ -117,20 +117,10 @@ func collect<S: AsyncSequence & Sendable>(
     }
     let start = ContinuousClock.now
     try? await Task.sleep(for: minimum)
-    _ = await eventually(timeout - (ContinuousClock.now - start)) { enough(items.value.withLock { $0 }) }
+    _ = await eventually(within: timeout - (ContinuousClock.now - start)) { enough(items.value.withLock { $0 }) }
     task.cancel()
     await task.value
     return items.value.withLock { $0 }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(_ timeout: Duration = .seconds(10), _ condition: @Sendable () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
 }
 
 /// A value that closures on other threads (a sink, a handler) record, for

@@ -134,10 +134,10 @@ import Testing
                     }
                 },
                 ended: { end in seen.value.withLock { $0.end = end } }))
-        #expect(await eventually(.seconds(10)) { seen.value.withLock { $0.values.count >= 3 } })
+        #expect(await eventually(within: .seconds(10)) { seen.value.withLock { $0.values.count >= 3 } })
         let path = try central.device(Harness.strap).path
         _ = try await harness.otherClientCall(path, "org.bluez.Device1", "Disconnect")
-        #expect(await eventually(.seconds(10)) { seen.value.withLock { $0.end != nil } })
+        #expect(await eventually(within: .seconds(10)) { seen.value.withLock { $0.end != nil } })
         let result = seen.value.withLock { $0 }
         #expect(result.end?.reason == .deviceDisconnected)
         #expect(result.end?.error.code == .notConnected)

@@ -3,6 +3,7 @@ import BlueZSimulator
 import DBus
 import Synchronization
 import Testing
+import TestSupport
 
 /// Pairing through the gateway's agent on the simulator: each IO
 /// capability's method, and each outcome.
@@ -168,7 +169,7 @@ import Testing
         let harness = try await Self.harness(Scenario.Pairing(ioCapability: "DisplayYesNo", passkey: 7))
         let (agent, recorder) = try await Self.agent(harness, .displayYesNo) { _ in .accept }
         try await harness.simulator.restart()
-        #expect(await eventually(.seconds(20)) { harness.central.availability == .available && agent.isRegistered })
+        #expect(await eventually(within: .seconds(20)) { harness.central.availability == .available && agent.isRegistered })
         try await harness.discover(Harness.plug)
         #expect(try await harness.central.pair(Harness.plug, timeout: .seconds(20)).paired)
         #expect(recorder.kinds == [.confirmation(7)])

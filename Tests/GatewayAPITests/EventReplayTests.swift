@@ -151,16 +151,6 @@ import Testing
         #expect(frames(writer.queuedText()).compactMap(Self.id) == [201])
     }
 
-    /// Polls `condition` every 5 ms until it holds or 30 s pass.
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return condition()
-    }
-
     func frames(_ text: String) -> [String] {
         text.components(separatedBy: "\n\n").filter { !$0.isEmpty }
     }
@@ -209,7 +199,7 @@ import Testing
         // The client takes the first batch; the refill it starts finds the
         // stream gone, writes nothing and stops the writer pulling.
         _ = await drain(writer) { _ in writer.bufferedByteCount == 0 }
-        #expect(await eventually { writer.state.withLock { $0.refill == nil && !$0.refilling } })
+        #expect(await eventually(within: .seconds(30)) { writer.state.withLock { $0.refill == nil && !$0.refilling } })
         log.publish(type: "t", data: "live")
         #expect(log.subscriberCount == 0)
         #expect(writer.bufferedByteCount == 0)

@@ -12,16 +12,6 @@ import Testing
     static let heartRate = GATTUUID("2a37")!
     static let control = GATTUUID("2a39")!
 
-    /// Waits until `condition` holds, polling; false at the deadline.
-    func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     @Test(.timeLimit(.minutes(3))) func publishedApplicationsAndAdvertisementsComeBackAfterAKill9() async throws {
         let directory = try GatewayUnderTest.makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -21,16 +21,6 @@ import Testing
           {"uuid":"2a38","flags":["read","indicate"],"value":"01"}]}]}
         """
 
-    /// Waits until `condition` holds, polling; false at the deadline.
-    func eventually(_ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
-    }
-
     @Test func aCentralReadsWritesAndSubscribes() async throws {
         let gateway = try await GatewayUnderTest.start()
         let events = try gateway.stream("/v1/peripheral/events")

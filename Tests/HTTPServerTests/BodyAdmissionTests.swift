@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// Bodies are read only for heads the responder admits, and the memory

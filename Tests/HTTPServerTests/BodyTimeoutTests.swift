@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// A request body has `requestBodyTimeout`, plus a second for every

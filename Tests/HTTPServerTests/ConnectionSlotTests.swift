@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// Idle sockets holding every slot, or every slot one address may
@@ -17,7 +18,7 @@ extension HTTPServerTests {
         static func holdIdle(_ count: Int, server: Server, port: Int, source: String? = nil) async throws -> [RawClient] {
             let before = server.openConnectionCount
             let idle = try await blocking { try (0..<count).map { _ in try RawClient(port: port, source: source) } }
-            let accepted = await eventually(timeout: .seconds(30)) { server.openConnectionCount >= before + count }
+            let accepted = await eventually(within: .seconds(30)) { server.openConnectionCount >= before + count }
             try #require(accepted, "the server accepted \(server.openConnectionCount - before) of \(count) idle connections")
             return idle
         }
@@ -52,7 +53,7 @@ extension HTTPServerTests {
 
                 for client in idle { client.close() }
                 idle = []
-                #expect(await eventually(timeout: .seconds(30)) { server.openConnectionCount == 0 })
+                #expect(await eventually(within: .seconds(30)) { server.openConnectionCount == 0 })
                 let served = try await Self.health(port: port)
                 #expect(served.head.status == 200)
             }
@@ -71,7 +72,7 @@ extension HTTPServerTests {
                 let other = try await Self.health(port: port, source: "127.0.0.2")
                 #expect(other.head.status == 200)
                 idle[0].close()
-                #expect(await eventually(timeout: .seconds(30)) { server.openConnectionCount == 3 })
+                #expect(await eventually(within: .seconds(30)) { server.openConnectionCount == 3 })
                 let again = try await Self.health(port: port, source: "127.0.0.1")
                 #expect(again.head.status == 200)
                 _ = idle

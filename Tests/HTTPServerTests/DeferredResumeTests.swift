@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// `StreamWriter.resumeDeferred`: a thread that works in turns wakes

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// A client gets `requestHeaderTimeout` to send a request head, however

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// A producer that writes with `StreamWriter.writePaced` waits for its

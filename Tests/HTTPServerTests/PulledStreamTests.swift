@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// A backlog pulled by its writer (`StreamWriter.pull`) reaches the

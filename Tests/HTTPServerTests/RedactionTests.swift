@@ -3,6 +3,7 @@ import HTTPServer
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     /// Secrets in a request target never reach the log, at any level.

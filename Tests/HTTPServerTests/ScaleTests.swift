@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import HTTPServer
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     @Suite struct Scale {

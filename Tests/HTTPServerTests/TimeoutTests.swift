@@ -1,5 +1,6 @@
 import HTTPServer
 import Testing
+import TestSupport
 
 extension HTTPServerTests {
     @Suite struct Timeouts {

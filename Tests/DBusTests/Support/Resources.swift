@@ -30,16 +30,6 @@ func openDescriptorIdentities() -> Set<String> {
     return Set(names.compactMap { Int32($0).flatMap(descriptorIdentity) })
 }
 
-/// Polls `condition` until it holds or 10 s pass.
-func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// A reference that does not keep its object alive.
 final class Weak<Object: AnyObject & Sendable>: Sendable {
     weak let object: Object?

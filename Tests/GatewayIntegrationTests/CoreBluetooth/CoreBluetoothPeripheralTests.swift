@@ -2,6 +2,7 @@ import BlueZSimulator
 import Foundation
 import GatewayCoreBluetooth
 import Testing
+import TestSupport
 
 /// Core Bluetooth's peripheral API over the real gateway: the simulator's
 /// remote central reads, writes and subscribes.
@@ -45,7 +46,7 @@ import Testing
         // At least a queue's worth goes (more if one was sent meanwhile).
         #expect(sent.count >= CBPeripheralManager.transmitQueueLength && sent.count < 101, "updateValue says false once its queue is full")
         #expect(await thermometer.log.wait { $0.contains(.ready) }.contains(.ready))
-        let received = try await eventually {
+        let received = try await eventually(within: .seconds(30)) {
             try await gateway.simulator.centralReceived(adapter: "hci0", characteristic: GATTUUID("2a37")!).count >= sent.count
         }
         #expect(received)
@@ -56,17 +57,8 @@ import Testing
 
         thermometer.peripheralManager.stopAdvertising()
         thermometer.peripheralManager.removeAllServices()
-        #expect(try await eventually { await gateway.simulator.registeredApplications().isEmpty })
-        #expect(try await eventually { await gateway.simulator.registeredAdvertisements().isEmpty })
+        #expect(await eventually(within: .seconds(30)) { await gateway.simulator.registeredApplications().isEmpty })
+        #expect(await eventually(within: .seconds(30)) { await gateway.simulator.registeredAdvertisements().isEmpty })
         await gateway.stop()
-    }
-
-    func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
     }
 }

@@ -95,16 +95,6 @@ func sendRaw(
     }
 }
 
-/// Polls `condition` every 10 ms until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(10), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 /// Writers registered by stream handlers, and how their streams ended.
 final class StreamHub: Sendable {
     let writers = Mutex<[StreamWriter]>([])

@@ -1,0 +1,6 @@
+import Synchronization
+
+/// A number shared by tasks.
+final class Counter: Sendable {
+    let value = Atomic(0)
+}
