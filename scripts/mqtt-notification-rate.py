@@ -26,7 +26,7 @@ import tempfile
 import time
 from datetime import datetime
 
-from rate_rig import DEVICE, UUID, scenario, wait_for_port
+from rate_rig import DEVICE, UUID, connect_device, scenario, wait_for_port
 
 
 def free_port():
@@ -85,24 +85,7 @@ def measure(binary, broker_port, rate, qos, duration, directory):
     )
     try:
         http = f"http://127.0.0.1:{wait_for_port(gateway, log_path)}"
-        subprocess.run(
-            [
-                "curl",
-                "-sf",
-                "-X",
-                "POST",
-                f"{http}/v1/scan",
-                "-H",
-                "Content-Type: application/json",
-                "--data",
-                '{"duration_ms":1000}',
-            ],
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run(
-            ["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"], check=True, capture_output=True
-        )
+        connect_device(http)
         mqtt_path = os.path.join(directory, f"mqtt-{rate}-{qos}.txt")
         sse_path = os.path.join(directory, f"sse-{rate}-{qos}.txt")
         topic = f"blegateway/bench/devices/{DEVICE}/characteristics/{UUID}"

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from rate_rig import DEVICE, UUID, scenario, wait_for_port
+from rate_rig import DEVICE, UUID, connect_device, scenario, wait_for_port
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -79,24 +79,7 @@ def measure(binary, path, rate, duration, directory):
         # The private bus of --simulate (started through a shell, so not a
         # child): the newest dbus-daemon that appeared meanwhile.
         bus = sorted(dbus_daemons() - before)[-1:]
-        subprocess.run(
-            [
-                "curl",
-                "-sf",
-                "-X",
-                "POST",
-                f"{http}/v1/scan",
-                "-H",
-                "Content-Type: application/json",
-                "--data",
-                '{"duration_ms":1000}',
-            ],
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run(
-            ["curl", "-sf", "-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"], check=True, capture_output=True
-        )
+        connect_device(http)
         sse_path = os.path.join(directory, f"sse-{path}-{rate}.txt")
         sse = subprocess.Popen(
             ["curl", "-sN", f"{http}/v1/devices/{DEVICE}/characteristics/{UUID}/notifications"],

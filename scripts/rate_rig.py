@@ -1,12 +1,14 @@
 """What the bench and rate scripts share: a simulator scenario with one
 device whose characteristic notifies a little-endian counter at a given rate,
 so a receiver can count what it lost (mqtt-notification-rate.py,
-notify-path-compare.py); waiting for the gateway to listen; and a free TCP
+notify-path-compare.py); waiting for the gateway to listen, and connecting
+it to that device; and a free TCP
 port to give a gateway or broker, and waiting until it accepts (fleet-bench.py,
 fleet-read-latency.py, mqtt-command-burst.py)."""
 
 import re
 import socket
+import subprocess
 import time
 
 DEVICE = "C4:7C:8D:6A:3E:01"
@@ -42,6 +44,13 @@ def wait_for_port(process, log_path, deadline=60):
             break
         time.sleep(0.05)
     raise SystemExit(f"the gateway did not start: {open(log_path).read()}")
+
+
+def connect_device(http: str) -> None:
+    """Has the gateway at `http` hear DEVICE (a one-second scan) and connect it."""
+    scan = ["-X", "POST", f"{http}/v1/scan", "-H", "Content-Type: application/json", "--data", '{"duration_ms":1000}']
+    for arguments in (scan, ["-X", "POST", f"{http}/v1/devices/{DEVICE}/connect"]):
+        subprocess.run(["curl", "-sf", *arguments], check=True, capture_output=True)
 
 
 def free_port() -> int:
