@@ -1,9 +1,9 @@
 import BlueZSimulator
 import DBus
 import Testing
+import TestSupport
 
 @testable import BlueZ
-import TestSupport
 
 /// `Central.Options.adapterScope` (`serve --use-adapters`): a central that
 /// uses only hci1 of a bluetoothd with two adapters neither shows nor

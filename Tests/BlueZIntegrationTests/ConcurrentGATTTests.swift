@@ -1,9 +1,9 @@
 import BlueZSimulator
 import DBus
 import Testing
+import TestSupport
 
 @testable import BlueZ
-import TestSupport
 
 /// Concurrent GATT operations through the central against the simulator,
 /// which treats them as bluetoothd 5.66 does. The simulated peripheral

@@ -1,9 +1,9 @@
 import BlueZSimulator
 import DBus
 import Testing
+import TestSupport
 
 @testable import BlueZ
-import TestSupport
 
 /// Several adapters as one pool: connection slots counted per adapter, a
 /// connection that names no adapter on the one that hears the device best
