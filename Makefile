@@ -111,12 +111,28 @@ endif
 ## 10 % more reads/s with 16 clients, the zero-loss notification rate one
 ## step higher; 0.6 MB more binary (stripped), about 0.5 MiB more idle RSS.
 RELEASE_SWIFT := -Xswiftc -cross-module-optimization
+##
+## libstdc++ linked in, not loaded: the Swift runtime uses a little of it
+## (74 KB in the binary), while the shared library is 2.2 MB of the image
+## and about 0.6 ms of every start, its symbols bound by the loader
+## (BENCHMARKS.md, "20261207: start-up measured to the millisecond"). The
+## runtime's link line asks for -lstdc++; a directory holding only the
+## static archive, searched first, answers it. Where the compiler knows no
+## libstdc++.a, the shared library is linked as before.
+LIBSTDCXX_ARCHIVE := $(shell $(dir $(shell command -v $(SWIFT) 2>/dev/null))clang -print-file-name=libstdc++.a 2>/dev/null)
+ifneq ($(filter /%,$(LIBSTDCXX_ARCHIVE)),)
+STATIC_CXX_DIRECTORY := $(CURDIR)/.build/static-libstdc++
+RELEASE_LINK += -Xlinker -L$(STATIC_CXX_DIRECTORY)
+RELEASE_DEPS := $(STATIC_CXX_DIRECTORY)/libstdc++.a
+$(STATIC_CXX_DIRECTORY)/libstdc++.a:
+	mkdir -p $(@D) && ln -sf $(LIBSTDCXX_ARCHIVE) $@
+endif
 RELEASE := -c release --static-swift-stdlib $(RELEASE_SWIFT) $(RELEASE_LINK)
 ## Another product with the same flags, so that both share one compilation
 ## (the linker choice is a compiler flag, and other flags rebuild all):
 ## `make release RELEASE_PRODUCT=bluez-sim`.
 RELEASE_PRODUCT ?= blegateway
-release: deps
+release: deps $(RELEASE_DEPS)
 	$(SWIFT) build $(RELEASE) --product $(RELEASE_PRODUCT)
 
 ## The gateway on its simulator; `make run ARGS="--listen 0.0.0.0:8080"` passes options.
@@ -246,7 +262,7 @@ BENCH_PLANS := Benchmarks/.build/release/description.json Benchmarks/.build/debu
 
 # The bleak phase runs Bleak scripts through the client package
 # (blegateway.bleak), installed into the checkout's environment.
-bench-build: test-deps $(VENV)/.blegateway $(PEER_VENV)/.installed bench-lint
+bench-build: test-deps $(VENV)/.blegateway $(PEER_VENV)/.installed bench-lint $(RELEASE_DEPS)
 	$(SWIFT) build $(RELEASE) --product blegateway
 	$(SWIFT) build $(RELEASE) --product bluez-sim
 	rm -f $(BENCH_PLANS)
