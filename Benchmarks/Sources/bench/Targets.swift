@@ -136,8 +136,8 @@ extension Bench {
             met: settle >= 60 ? returned.map { $0 <= 1.1 } : nil))
         let startup = value("gateway.startup_ms")
         rows.append(TargetRow(
-            target: "start-up to first 200 on /health ≤ 15 ms", measured: n(startup, "ms"),
-            comparison: "peer \(n(value("peer.startup_ms"), "ms"))\(times(startup, value("peer.startup_ms"))); raw connect + GetManagedObjects \(n(value("raw.startup_ms"), "ms"))",
+            target: "start-up to first 200 on /health ≤ 15 ms (a restart, with the state of an earlier start)", measured: n(startup, "ms"),
+            comparison: "the first start (creating the state store) \(n(value("gateway.first_startup_ms"), "ms")); peer \(n(value("peer.startup_ms"), "ms"))\(times(startup, value("peer.startup_ms"))); raw connect + GetManagedObjects \(n(value("raw.startup_ms"), "ms"))",
             met: startup.map { $0 <= 15 }))
         let image = value("gateway.image_mb")
         rows.append(TargetRow(
