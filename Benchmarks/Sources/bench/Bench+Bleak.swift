@@ -53,7 +53,7 @@ extension Bench {
             met: ratio.map { $0 >= 0.9 }))
         targets.append(TargetRow(
             target: "Bleak callback through the gateway: ≤ 1 ms added at p50",
-            measured: "\(Format.number(through.double("p50_ms"), unit: "ms")) (+\(Format.number(added, unit: "ms")))",
+            measured: "\(Format.number(through.double("p50_ms"), unit: "ms")) (\(added < 0 ? "−" : "+")\(Format.number(abs(added), unit: "ms")))",
             comparison: "native \(Format.number(native.double("p50_ms"), unit: "ms"))",
             met: added <= 1))
     }
