@@ -58,7 +58,7 @@ extension Bench {
                         try startGateway(address, port: $0, tag: "startup-restart-\(run)", state: restartState)
                     }
                     restart.append(again.health)
-                    adapters.append(again.adapters ?? 0)
+                    if let listed = again.adapters { adapters.append(listed) }
                     first.append(try timed { try startGateway(address, port: $0, tag: "startup-\(run)") }.health)
                 } else {
                     peer.append(try timed { try startPeer(address, port: $0, tag: "startup-\(run)") }.health)
