@@ -250,15 +250,31 @@ public final class Connection: Sendable {
     }
 
     /// Registers a delivery locally (so nothing is missed), then adds the rule
-    /// on the bus and waits for the bus to confirm it.
+    /// on the bus and waits for the bus to confirm it. A rule naming a
+    /// well-known sender first has that name's owner followed (so that the
+    /// rule matches only its owner's messages, as the bus does): the three
+    /// calls this takes go out together, in one round trip.
     private func subscribe(
         _ rule: MatchRule, delivery: SignalRouter.Delivery, onFailure: (any Error) -> Void
     ) async throws -> SignalSubscription {
         let id = router.add(rule, delivery: delivery)
         let subscription = SignalSubscription(connection: self, id: id, rule: rule)
+        let addMatch = Self.busCall("AddMatch", [.string(rule.description)])
         do {
-            if let sender = rule.sender, !sender.isUnique { try await trackOwner(of: sender) }
-            _ = try await call(Self.busCall("AddMatch", [.string(rule.description)]))
+            if let sender = rule.sender, !sender.isUnique, let tracking = beginTrackingOwner(of: sender) {
+                let replies = await callsInOrder(tracking + [addMatch])
+                do {
+                    try recordOwner(of: sender, followed: replies[0], lookedUp: replies[1])
+                    _ = try replies[2].get()
+                } catch {
+                    if case .success = replies[2] {
+                        try? send(Self.busCall("RemoveMatch", [.string(rule.description)], noReply: true))
+                    }
+                    throw error
+                }
+            } else {
+                _ = try await call(addMatch)
+            }
             subscription.matchAdded.store(true, ordering: .releasing)
         } catch {
             router.remove(id)
@@ -268,20 +284,91 @@ public final class Connection: Sendable {
         return subscription
     }
 
-    /// Follows the owner of a well-known name so that rules naming it match
-    /// only its owner's messages (as the bus does).
-    private func trackOwner(of name: BusName) async throws {
-        guard router.beginTracking(name) else { return }
+    /// The calls that start following the owner of a well-known name, or
+    /// nil when there is nothing to call: the name is followed already, or
+    /// it is the bus's own name, which the bus owns for good. A rule on the
+    /// owner's `NameOwnerChanged` then `GetNameOwner`: the bus handles a
+    /// connection's messages in order, so no change between the two is
+    /// missed.
+    private func beginTrackingOwner(of name: BusName) -> [Message]? {
+        guard router.beginTracking(name) else { return nil }
+        guard name != .bus else {
+            router.recordLookup(name, owner: .unique(.bus))
+            return nil
+        }
         let rule = MatchRule(
             sender: .bus, interface: .bus, member: "NameOwnerChanged", path: "/org/freedesktop/DBus",
             arguments: [0: name.rawValue])
-        _ = try await call(Self.busCall("AddMatch", [.string(rule.description)]))
+        return [Self.busCall("AddMatch", [.string(rule.description)]), Self.busCall("GetNameOwner", [.string(name.rawValue)])]
+    }
+
+    /// Records what the calls of `beginTrackingOwner` answered.
+    private func recordOwner(
+        of name: BusName, followed: Result<Message, any Error>, lookedUp: Result<Message, any Error>
+    ) throws {
+        _ = try followed.get()
         do {
-            let reply = try await call(Self.busCall("GetNameOwner", [.string(name.rawValue)]))
-            if let owner = reply.body.first?.string { router.recordLookup(name, owner: .unique(BusName(unchecked: owner))) }
+            if let owner = try lookedUp.get().body.first?.string {
+                router.recordLookup(name, owner: .unique(BusName(unchecked: owner)))
+            }
         } catch let error as DBusError where error.name == .nameHasNoOwner {
             router.recordLookup(name, owner: .none)
         }
+    }
+
+    /// Sends method calls back to back and waits for all their replies: one
+    /// round trip for several calls, each of which sees what those before it
+    /// did (the bus handles a connection's messages in the order sent).
+    /// Returns each call's outcome, in order, as `call(_:)` would have.
+    func callsInOrder(_ messages: [Message], timeout: Duration = Connection.defaultTimeout) async
+        -> [Result<Message, any Error>]
+    {
+        var slots = 0
+        defer { for _ in 0..<slots { callSlots.release() } }
+        do {
+            for _ in messages {
+                try await callSlots.acquire()
+                slots += 1
+            }
+        } catch {
+            return messages.map { _ in .failure(error) }
+        }
+        let calls = messages.map { message in
+            precondition(message.kind == .methodCall, "callsInOrder(_:) sends method calls")
+            return PendingCall(message: message, id: nextCallID.wrappingAdd(1, ordering: .relaxed).oldValue)
+        }
+        let milliseconds = EventLoop.milliseconds(timeout)
+        let start = ContinuousClock.now
+        return await withTaskCancellationHandler {
+            for call in calls {
+                let queued = loop.enqueue(
+                    .send(
+                        call.message, reply: { call.reply.resolve($0) }, id: call.id,
+                        timeoutMilliseconds: milliseconds, cancellation: call.cancellation))
+                if !queued { call.reply.resolve(.failure(DBusError(.disconnected, "the connection to the bus is closed"))) }
+            }
+            var results: [Result<Message, any Error>] = []
+            for call in calls {
+                let result = await call.reply.wait(deadline: nil, timeout: CancellationError(), cancelled: CancellationError())
+                let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
+                CallMetrics.record(call.message, since: start, error: error)
+                results.append(result)
+            }
+            return results
+        } onCancel: {
+            for call in calls {
+                call.cancellation.cancel()
+                loop.enqueue(.cancel(id: call.id))
+            }
+        }
+    }
+
+    /// One call of `callsInOrder`.
+    private struct PendingCall: Sendable {
+        let message: Message
+        let id: UInt64
+        let cancellation = CallCancellation()
+        let reply = Promise<Message, any Error>()
     }
 
     static func busCall(_ method: MemberName, _ arguments: [Value], noReply: Bool = false) -> Message {
