@@ -128,25 +128,41 @@ public final class Central: Sendable {
 
     /// Adds the signal handlers that keep the mirror on `connection`.
     private func follow(_ connection: Connection) async throws(BlueZError) {
-        do {
-            // The rules are on the bus before GetManagedObjects is sent, so
-            // nothing that changes in between is missed. Signals are applied
-            // on the connection's thread as they arrive: the mirror then
-            // reflects every signal bluetoothd sent before any reply that a
-            // caller is awaiting (see `connect`'s barrier).
-            let owners = try await connection.addSignalHandler(matching: Self.nameOwnerRule) { [weak self] message in
+        // The rules are on the bus before GetManagedObjects is sent, so
+        // nothing that changes in between is missed. Signals are applied
+        // on the connection's thread as they arrive: the mirror then
+        // reflects every signal bluetoothd sent before any reply that a
+        // caller is awaiting (see `connect`'s barrier). Both rules are
+        // added at once (one round trip to the bus).
+        async let owners = Self.outcome {
+            try await connection.addSignalHandler(matching: Self.nameOwnerRule) { [weak self] message in
                 self?.ownerChanged(message)
             }
-            let signals = try await connection.addSignalHandler(
+        }
+        async let signals = Self.outcome {
+            try await connection.addSignalHandler(
                 matching: Self.bluezRule,
                 ended: { [weak self] error in self?.busLost(error) }
             ) { [weak self] message in
                 guard let self, let signal = TreeSignal(message) else { return }
                 self.apply(signal)
             }
-            subscriptions.withLock { $0 += [owners, signals] }
+        }
+        let added = await [owners, signals]
+        do {
+            let subscriptions = try added.map { try $0.get() }
+            self.subscriptions.withLock { $0 += subscriptions }
         } catch {
+            for case .success(let subscription) in added { subscription.cancel() }
             throw BlueZError.wrapping(error)
+        }
+    }
+
+    private static func outcome<Value>(_ body: () async throws -> Value) async -> Result<Value, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
         }
     }
 
