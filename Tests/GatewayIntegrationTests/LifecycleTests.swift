@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import Glibc
 import TestSupport
@@ -138,6 +139,33 @@ import Testing
         #expect(scenario.status == 2)
         #expect(scenario.log.contains("is in use by another process"), "\(scenario.log)")
         #expect(!scenario.log.contains(badScenario + ":2:"), "\(scenario.log)")
+    }
+
+    /// A bus whose policy refuses this user's calls to bluetoothd stops the
+    /// start (exit 2) with the policy's fix. The check runs while the
+    /// central reads BlueZ's objects, which reads the refusal as bluetoothd
+    /// being away: that is not said first.
+    @Test func aPolicyThatRefusesCallsToBluetoothdStopsTheStart() async throws {
+        let directory = try GatewayUnderTest.makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let policy = BusDaemon.configuration(listen: "unix:path=\(directory)/bus").replacingOccurrences(
+            of: "</policy>", with: "  <deny send_destination=\"org.bluez\"/>\n  </policy>")
+        try policy.write(toFile: directory + "/bus.conf", atomically: true, encoding: .utf8)
+        let daemon = try ChildProcess(["dbus-daemon", "--nofork", "--config-file=\(directory)/bus.conf", "--print-address=1"])
+        defer { daemon.kill() }
+        #expect(await daemon.waitForOutput(containing: "unix:path="))
+        let address = daemon.standardOutput.split(separator: "\n").first.map(String.init) ?? ""
+        let bluetoothd = try await Connection.connect(to: .address(address))
+        defer { bluetoothd.close() }
+        #expect(try await bluetoothd.requestName("org.bluez") == .primaryOwner)
+        for state in ["fresh", "restarted"] {
+            let refused = try await startFailure([
+                "--bus", address, "--listen", "127.0.0.1:0", "--state-dir", directory + "/state",
+            ])
+            #expect(refused.status == 2, "\(state): \(refused.log)")
+            #expect(refused.log.contains("the bus's policy refuses this user"), "\(state): \(refused.log)")
+            #expect(!refused.log.contains("bluetoothd is not running"), "\(state): \(refused.log)")
+        }
     }
 
     @Test func withoutBluetoothdTheGatewayStartsAndSaysSo() async throws {

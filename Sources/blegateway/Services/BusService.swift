@@ -40,6 +40,17 @@ struct BusService: GatewayService {
         }
         defer { supervisor.connection.close() }
         handoffs.connection.hand(supervisor)
+        // Checked while the central adds its rules and reads BlueZ's
+        // objects, which it reports only once this is handed over.
+        if !simulated {
+            do {
+                try await checkBlueZAccess(on: supervisor.connection)
+            } catch {
+                do { _ = try await handoffs.store.take() } catch { return }
+                throw error
+            }
+        }
+        handoffs.bluezAccess.hand(())
         guard let central = try? await handoffs.central.take() else { return }
         await cancelWhenGracefulShutdown { [supervisor, logger] in
             await supervisor.run { event in
@@ -61,14 +72,14 @@ struct BusService: GatewayService {
     /// drops it (this frame keeps no reference to it, so that a replaced
     /// connection is released).
     private func connect(to address: BusAddress) async throws(StartupError) -> BusSupervisor {
-        let connection: Connection
         do {
             // Values that reach streams on the D-Bus thread wake
             // libmicrohttpd's thread once per turn of that thread, not once
             // per value: the connection (and any that replaces it) ends
             // each turn by resuming the streams written in it.
-            connection = try await Connection.connect(
+            let connection = try await Connection.connect(
                 to: address, configuration: Connection.Configuration(endOfTurn: { StreamWriter.resumeDeferred() }))
+            return BusSupervisor(address: address, connection: connection)
         } catch {
             throw StartupError(
                 """
@@ -76,15 +87,6 @@ struct BusService: GatewayService {
                 /run/dbus/system_bus_socket; without Bluetooth, try --simulate.
                 """)
         }
-        if !simulated {
-            do {
-                try await checkBlueZAccess(on: connection)
-            } catch {
-                connection.close()
-                throw error
-            }
-        }
-        return BusSupervisor(address: address, connection: connection)
     }
 
     /// Fails when the bus's policy refuses this user's calls to bluetoothd.

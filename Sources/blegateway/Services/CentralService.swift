@@ -26,6 +26,9 @@ struct CentralService: GatewayService {
             do { _ = try await handoffs.store.take() } catch { return }
             throw StartupError("cannot read BlueZ's objects: \(error)")
         }
+        // A policy that refuses this user stops the start: what the
+        // central read then says nothing of bluetoothd.
+        do { try await handoffs.bluezAccess.take() } catch { return }
         report(central)
         handoffs.central.hand(central)
         try? await gracefulShutdown()

@@ -15,6 +15,9 @@ struct Handoffs: Sendable {
     var bus = Handoff<BusAddress>()
     /// The bus connection, supervised.
     var connection = Handoff<BusSupervisor>()
+    /// The bus's policy lets this user call bluetoothd (checked while the
+    /// central starts; there is no policy on the simulator's bus).
+    var bluezAccess = Handoff<Void>()
     var central = Handoff<Central>()
     /// The API's object over the core, once the core runs, restored from
     /// the store.
