@@ -1,6 +1,6 @@
 import BlueZSimulator
-import DBus
 import Testing
+@testable import DBus
 
 @Suite struct GATTTests {
     let characteristic: InterfaceName = "org.bluez.GattCharacteristic1"
@@ -88,11 +88,13 @@ import Testing
         let harness = try await SimulatorHarness(scenario, timing: 1)
         defer { Task { await harness.close() } }
         try await harness.connect(try ObjectPath(Self.strap))
-        async let first = harness.error(measurement, characteristic, "StartNotify")
-        try await Task.sleep(for: .milliseconds(5))
-        let second = await harness.error(measurement, characteristic, "StartNotify")
-        #expect(await first == nil)
-        #expect(second == error("InProgress", "In Progress"))
+        // Sent back to back, in order: the second reaches the simulator
+        // while the first's CCC write is pending, however busy the machine.
+        let startNotify = Message.methodCall(
+            destination: "org.bluez", path: measurement, interface: characteristic, member: "StartNotify")
+        let replies = await harness.client.callsInOrder([startNotify, startNotify])
+        #expect(throws: Never.self) { try replies[0].get() }
+        #expect(throws: error("InProgress", "In Progress")) { try replies[1].get() }
         #expect(await harness.error(measurement, characteristic, "StartNotify") == nil)
     }
 
