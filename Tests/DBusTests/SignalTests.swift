@@ -52,17 +52,21 @@ import Testing
         #expect(tick?.body == [.uint32(9)])
     }
 
-    @Test func aWellKnownSenderMatchesOnlyItsOwner() async throws {
+    /// Whether the name has its owner before the subscription (its lookup
+    /// finds it) or only after (the lookup answers NameHasNoOwner, and the
+    /// owner comes with `NameOwnerChanged`).
+    @Test(arguments: [true, false]) func aWellKnownSenderMatchesOnlyItsOwner(ownedFirst: Bool) async throws {
         let bus = try TestBus()
         let owner = try await bus.connect()
         let impostor = try await bus.connect()
         let listener = try await bus.connect()
         defer { listener.close(); impostor.close(); owner.close() }
-        try await EchoService.serve(on: owner)
+        if ownedFirst { try await EchoService.serve(on: owner) }
 
         var rule = Self.tick
         rule.sender = EchoService.name
         let stream = try await listener.signals(matching: rule)
+        if !ownedFirst { try await EchoService.serve(on: owner) }
         // Another connection listening for everything makes the bus route the
         // impostor's signal to the listener too, so only local matching on
         // the owner can keep it out.
