@@ -52,9 +52,10 @@ struct BLEGateway: AsyncParsableCommand {
 
     /// `serve` and its options, when they parse as `serve` alone: the
     /// gateway's start then skips swift-argument-parser's walk from the
-    /// root, which builds `serve`'s options three more times (0.6 ms of a
-    /// start). Anything else (help, a mistake, another command) is nil and
-    /// goes the usual way, which answers exactly as it always did.
+    /// root, which builds `serve`'s options twice more (about 0.7 ms of a
+    /// start; BENCHMARKS.md). Anything else (help, a mistake, another
+    /// command) is nil and goes the usual way, which answers exactly as it
+    /// always did.
     private static func parsedServe(_ arguments: [String]) -> ServeCommand? {
         guard arguments.first == ServeCommand.configuration.commandName else { return nil }
         return (try? ServeCommand.parseAsRoot(Array(arguments.dropFirst()))) as? ServeCommand
