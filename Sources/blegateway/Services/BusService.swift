@@ -33,10 +33,7 @@ struct BusService: GatewayService {
         do {
             supervisor = try await connect(to: address)
         } catch {
-            // A store that cannot be used is the error reported: this one
-            // only if the store opened.
-            do { _ = try await handoffs.store.take() } catch { return }
-            throw error
+            return try await handoffs.fail(with: error)
         }
         defer { supervisor.connection.close() }
         handoffs.connection.hand(supervisor)
@@ -46,8 +43,7 @@ struct BusService: GatewayService {
             do {
                 try await checkBlueZAccess(on: supervisor.connection)
             } catch {
-                do { _ = try await handoffs.store.take() } catch { return }
-                throw error
+                return try await handoffs.fail(with: error)
             }
         }
         handoffs.bluezAccess.hand(())

@@ -21,10 +21,8 @@ struct CentralService: GatewayService {
         do {
             try await central.start()
         } catch {
-            // Read while the store opens: a store that cannot be used is
-            // the error reported, this one only if the store opened.
-            do { _ = try await handoffs.store.take() } catch { return }
-            throw StartupError("cannot read BlueZ's objects: \(error)")
+            // Read while the store opens (see `Handoffs.fail`).
+            return try await handoffs.fail(with: StartupError("cannot read BlueZ's objects: \(error)"))
         }
         // A policy that refuses this user stops the start: what the
         // central read then says nothing of bluetoothd.

@@ -29,4 +29,13 @@ struct Handoffs: Sendable {
     var agent = Handoff<Void>()
     /// The MQTT bridge, its fleet attached to the API; nil without `--mqtt`.
     var bridge = Handoff<Bridge?>()
+
+    /// Throws `error`, why a service could not start, once the store has
+    /// opened. Returns instead when the store could not be used (its error,
+    /// which names the state directory's fix, is the one the start
+    /// reports) or the service was told to stop first.
+    func fail(with error: any Error) async throws {
+        do { _ = try await store.take() } catch { return }
+        throw error
+    }
 }

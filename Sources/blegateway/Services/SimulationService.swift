@@ -19,10 +19,7 @@ struct SimulationService: GatewayService {
         do {
             try await startAndServe()
         } catch {
-            // A store that cannot be used is the error reported: this one
-            // only if the store opened.
-            do { _ = try await handoffs.store.take() } catch { return }
-            throw error
+            try await handoffs.fail(with: error)
         }
     }
 
